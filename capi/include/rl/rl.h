@@ -1,0 +1,282 @@
+/*
+ * rl.h: the C ABI of rl, a distributed rate limiter.
+ *
+ * This is the only public header. Everything it declares is stable within a
+ * major version (the SONAME is librl.so.<major>): functions are only added,
+ * status values are pinned forever, and the versioned structs rl_request and
+ * rl_decision only ever grow at their end.
+ *
+ * Conventions, true of every function unless its comment says otherwise:
+ * - A fallible call returns rl_status (RL_OK is 0) and takes an optional
+ *   `rl_error **err` as its last argument. When it is not NULL and the call
+ *   fails, *err receives a new error object that the caller owns and frees
+ *   with rl_error_free. On success *err is left untouched. There is no
+ *   thread-local "last error".
+ * - Handles (rl_store, rl_limiter, rl_config, rl_error) are opaque.
+ * - Keys are byte strings `(const char *key, size_t key_len)`: any bytes,
+ *   NUL included, 1 to RL_MAX_KEY_LEN bytes.
+ * - Durations in results are microseconds.
+ * - No C++ exception or abort crosses this boundary: a failure is a status.
+ * - rl_store and rl_limiter are thread-safe: any thread may call any
+ *   function on them at the same time, except their own *_free, which must
+ *   not race other calls on the same handle.
+ * See docs/threading.md and docs/errors.md.
+ */
+#ifndef RL_RL_H
+#define RL_RL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RL_BUILDING_LIBRARY) && defined(__GNUC__)
+#define RL_API __attribute__((visibility("default")))
+#else
+#define RL_API
+#endif
+
+#define RL_VERSION_MAJOR 1
+#define RL_VERSION_MINOR 0
+#define RL_VERSION_PATCH 0
+#define RL_VERSION_STRING "1.0.0"
+
+/* Longest user key, in bytes. */
+#define RL_MAX_KEY_LEN 512
+
+/* ------------------------------------------------------------------ */
+/* Status codes. The numbers are pinned forever; new ones are appended. */
+
+typedef enum rl_status {
+  RL_OK = 0,
+  /* An argument or setting was wrong; the message names it. */
+  RL_E_INVALID_ARG = 1,
+  /* The operation did not complete within its deadline (timeout_ms). */
+  RL_E_TIMEOUT = 2,
+  /* The backend (Redis) could not be reached. */
+  RL_E_BACKEND_UNAVAILABLE = 3,
+  /* The backend answered with an error it should not have. */
+  RL_E_BACKEND_ERROR = 4,
+  /* The store was closed; pending and later calls end with this. */
+  RL_E_SHUTDOWN = 5,
+  /* Memory could not be allocated. */
+  RL_E_NO_MEMORY = 6,
+  /* A bug in rl: please report it with the message. */
+  RL_E_INTERNAL = 7,
+  /* The backend refused the credentials (AUTH, ACL). */
+  RL_E_AUTH = 8,
+  /* A valid request this build or store does not support. */
+  RL_E_UNSUPPORTED = 9
+} rl_status;
+
+/* Number of status values; valid statuses are 0 .. RL_STATUS_COUNT - 1. */
+#define RL_STATUS_COUNT 10
+
+/* The name of a status ("RL_E_INVALID_ARG"), or NULL for a value that is
+ * not a status. Static storage; thread-safe. */
+RL_API const char *rl_status_name(int status);
+
+/* "1.0.0" of the library loaded at run time. Static storage. */
+RL_API const char *rl_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Errors */
+
+typedef struct rl_error rl_error;
+
+/* The status carried by err; RL_OK for NULL. */
+RL_API rl_status rl_error_status(const rl_error *err);
+/* The message of err, valid until rl_error_free(err); "" for NULL. */
+RL_API const char *rl_error_message(const rl_error *err);
+/* Frees err. NULL is a no-op. */
+RL_API void rl_error_free(rl_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Settings: string key/value pairs, validated when set. */
+
+typedef struct rl_config rl_config;
+
+/* A new, empty config; NULL only when out of memory. Free with
+ * rl_config_free. Not thread-safe: one thread builds it. */
+RL_API rl_config *rl_config_new(void);
+RL_API void rl_config_free(rl_config *cfg);
+/* Sets key to value (both NUL-terminated, copied). An unknown key or a
+ * malformed value is RL_E_INVALID_ARG naming the key; the config is then
+ * unchanged. Setting a key again replaces its value. */
+RL_API rl_status rl_config_set(rl_config *cfg, const char *key,
+                               const char *value, rl_error **err);
+/* Describes the setting at index (0, 1, ...): returns its name and stores
+ * a one-line description in *description (may be NULL). Returns NULL past
+ * the last setting. Static storage; thread-safe. */
+RL_API const char *rl_config_describe(size_t index, const char **description);
+
+/* ------------------------------------------------------------------ */
+/* Stores */
+
+typedef struct rl_store rl_store;
+
+/* Opens a store from a URL: "memory://", "redis://[user:pass@]host:port[/db]"
+ * with settings as query parameters ("?timeout_ms=50&clock=manual"). cfg is
+ * optional (NULL) and may carry store settings too; it is copied, and the
+ * caller still frees it. On success *out owns a store; free it with
+ * rl_store_free. */
+RL_API rl_status rl_store_open(const char *url, const rl_config *cfg,
+                               rl_store **out, rl_error **err);
+/* Closes the store: every pending asynchronous call completes with
+ * RL_E_SHUTDOWN before this returns, and every later call on the store or
+ * its limiters fails with RL_E_SHUTDOWN. Idempotent. Must not be called
+ * from inside a completion callback of this store. */
+RL_API void rl_store_close(rl_store *store);
+/* Closes the store (see rl_store_close) and frees the handle. Limiters made
+ * from it stay valid to free, and fail their calls with RL_E_SHUTDOWN.
+ * NULL is a no-op. */
+RL_API void rl_store_free(rl_store *store);
+
+/* Manual clock (stores opened with clock=manual only; otherwise
+ * RL_E_INVALID_ARG). Sets the store's time to now_us microseconds, or
+ * moves it by delta_us (>= 0). Time never goes backwards. */
+RL_API rl_status rl_store_clock_set(rl_store *store, int64_t now_us,
+                                    rl_error **err);
+RL_API rl_status rl_store_clock_advance(rl_store *store, int64_t delta_us,
+                                        rl_error **err);
+
+/* ------------------------------------------------------------------ */
+/* Limiters */
+
+typedef struct rl_limiter rl_limiter;
+
+/* A new limiter over store with the limiter settings in cfg (algorithm,
+ * limit, burst, name, ...; see rl_config_describe). cfg is copied; the caller
+ * still frees it. Free the limiter with rl_limiter_free. */
+RL_API rl_status rl_limiter_new(rl_store *store, const rl_config *cfg,
+                                rl_limiter **out, rl_error **err);
+/* Frees the limiter. Pending asynchronous calls still complete. NULL is a
+ * no-op. */
+RL_API void rl_limiter_free(rl_limiter *limiter);
+
+#define RL_REQUEST_VERSION 1
+/* One request. Set version to RL_REQUEST_VERSION. */
+typedef struct rl_request {
+  uint32_t version;
+  const char *key;
+  size_t key_len;
+  /* Units this request takes (acquire, peek) or gives back (refund). At
+   * least 1 (peek also takes 0: the state without a request). */
+  int64_t cost;
+} rl_request;
+
+/* Which path produced a decision. */
+typedef enum rl_source {
+  RL_SOURCE_STORE = 0 /* the store itself decided */
+} rl_source;
+
+#define RL_DECISION_VERSION 1
+/* One decision. The caller sets version to RL_DECISION_VERSION before the
+ * call; rl fills the rest. Being denied is a decision (allowed = 0), not an
+ * error. */
+typedef struct rl_decision {
+  uint32_t version;
+  /* 1 when the request was admitted and its cost recorded. */
+  int32_t allowed;
+  /* The limit (units per window) that decided. */
+  int64_t limit;
+  /* Units one more request could take right now (never negative). */
+  int64_t remaining;
+  /* 0 when allowed; else time until the same request would be admitted;
+   * -1 when it never can be (cost above the burst). */
+  int64_t retry_after_us;
+  /* Time until the key is back to its full capacity. */
+  int64_t reset_after_us;
+  /* An rl_source value. */
+  int32_t source;
+} rl_decision;
+
+/* Decides request and records its cost when admitted. Blocks for one store
+ * round trip (none for memory://). */
+RL_API rl_status rl_limiter_acquire(rl_limiter *limiter,
+                                    const rl_request *request,
+                                    rl_decision *decision, rl_error **err);
+/* Decides request without recording anything. */
+RL_API rl_status rl_limiter_peek(rl_limiter *limiter,
+                                 const rl_request *request,
+                                 rl_decision *decision, rl_error **err);
+/* Gives back request->cost units to the key (never beyond full capacity);
+ * *decision (optional, may be NULL) describes the key afterwards. */
+RL_API rl_status rl_limiter_refund(rl_limiter *limiter,
+                                   const rl_request *request,
+                                   rl_decision *decision, rl_error **err);
+/* Forgets all state of key: it is back to full capacity. */
+RL_API rl_status rl_limiter_reset(rl_limiter *limiter, const char *key,
+                                  size_t key_len, rl_error **err);
+/* Acquires, and while denied sleeps for the retry_after it was told and
+ * tries again, until admitted or until timeout_us has passed. If the wait
+ * would end past the deadline it returns the denial at once (RL_OK,
+ * allowed = 0), without sleeping in vain. With clock=manual it never
+ * sleeps: it returns the first decision. */
+RL_API rl_status rl_limiter_acquire_wait(rl_limiter *limiter,
+                                         const rl_request *request,
+                                         int64_t timeout_us,
+                                         rl_decision *decision,
+                                         rl_error **err);
+/* Acquires count requests (each with its own key and cost) in one round
+ * trip per store node. Each request is decided on its own, in order.
+ * decisions[i] (each with its version set) receives the i-th decision. If
+ * any request is malformed, nothing is decided and the error names its
+ * index. */
+RL_API rl_status rl_limiter_acquire_batch(rl_limiter *limiter,
+                                          const rl_request *requests,
+                                          size_t count,
+                                          rl_decision *decisions,
+                                          rl_error **err);
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous calls */
+
+/* The operation of an asynchronous call. */
+typedef enum rl_op {
+  RL_OP_ACQUIRE = 0,
+  RL_OP_PEEK = 1,
+  RL_OP_REFUND = 2,
+  RL_OP_RESET = 3 /* request->cost is ignored */
+} rl_op;
+
+/* Completion of an asynchronous call. Runs exactly once, on a thread owned
+ * by rl (the store's I/O thread), never inside the call that started it.
+ * decision is set when status is RL_OK (for RL_OP_RESET it is a full-capacity
+ * decision), err when it is not. Both are valid only during the callback;
+ * the callback must not free them. It must not block for long: it delays the
+ * store's other completions. */
+typedef void (*rl_callback)(void *user_data, rl_status status,
+                            const rl_decision *decision, const rl_error *err);
+
+/* Starts op on request and returns at once. On RL_OK the callback runs
+ * exactly once later; on any other status it never runs. The request and
+ * its key are copied. */
+RL_API rl_status rl_limiter_call_async(rl_limiter *limiter, rl_op op,
+                                       const rl_request *request,
+                                       rl_callback callback, void *user_data,
+                                       rl_error **err);
+/* rl_limiter_call_async with RL_OP_ACQUIRE. */
+RL_API rl_status rl_limiter_acquire_async(rl_limiter *limiter,
+                                          const rl_request *request,
+                                          rl_callback callback,
+                                          void *user_data, rl_error **err);
+
+/* Completion of an asynchronous batch: count decisions in order, valid
+ * only during the callback. Same threading rules as rl_callback. */
+typedef void (*rl_batch_callback)(void *user_data, rl_status status,
+                                  const rl_decision *decisions, size_t count,
+                                  const rl_error *err);
+/* Starts rl_limiter_acquire_batch and returns at once; the callback runs
+ * exactly once on RL_OK, never otherwise. Requests and keys are copied. */
+RL_API rl_status rl_limiter_acquire_batch_async(
+    rl_limiter *limiter, const rl_request *requests, size_t count,
+    rl_batch_callback callback, void *user_data, rl_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RL_RL_H */

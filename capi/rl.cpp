@@ -1,0 +1,330 @@
+// The extern "C" layer: turns C calls into core calls and every failure into
+// an rl_status plus an rl_error. Nothing thrown crosses this file.
+#include "rl/rl.h"
+
+#include <new>
+#include <string>
+
+#include "limiter.h"
+#include "store.h"
+
+struct rl_error {
+  rl_status status;
+  std::string message;
+};
+
+struct rl_config {
+  rl::Settings settings;
+};
+
+struct rl_store {
+  std::shared_ptr<rl::Store> store;
+};
+
+struct rl_limiter {
+  std::shared_ptr<rl::Limiter> limiter;
+};
+
+namespace {
+
+rl_status report(rl_error** err, rl_status status, std::string message) {
+  if (err != nullptr) {
+    *err = new (std::nothrow) rl_error{status, std::move(message)};
+  }
+  return status;
+}
+
+rl_status report(rl_error** err, rl::Code code, std::string message) {
+  return report(err, static_cast<rl_status>(code), std::move(message));
+}
+
+// Runs body, mapping every exception to a status and an error object.
+template <class Body>
+rl_status guarded(rl_error** err, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const rl::Error& e) {
+    return report(err, e.code(), e.what());
+  } catch (const std::bad_alloc&) {
+    return report(err, RL_E_NO_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return report(err, RL_E_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return report(err, RL_E_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+void require(const void* p, const char* what) {
+  if (p == nullptr) rl::fail_invalid(std::string(what) + ": is NULL");
+}
+
+// Versioned structs: 0 is "not set", above ours is from a newer rl.h.
+void check_version(uint32_t version, uint32_t ours, const char* what) {
+  if (version == 0 || version > ours) {
+    rl::fail_invalid(std::string(what) + ".version: " + std::to_string(version) +
+                     " is not a version this library knows (1 to " + std::to_string(ours) + ")");
+  }
+}
+
+std::string_view key_of(const char* key, size_t key_len, const std::string& what) {
+  if (key == nullptr && key_len > 0) rl::fail_invalid(what + ": is NULL");
+  return key_len == 0 ? std::string_view{} : std::string_view(key, key_len);
+}
+
+rl::Call call_of(const rl_request* request, rl::Op op, const std::string& what = "request") {
+  require(request, what.c_str());
+  check_version(request->version, RL_REQUEST_VERSION, what.c_str());
+  return rl::Call{op, std::string(key_of(request->key, request->key_len, what + ".key")),
+                  request->cost};
+}
+
+void fill(rl_decision* out, const rl::Verdict& v) {
+  out->allowed = v.allowed ? 1 : 0;
+  out->limit = v.limit;
+  out->remaining = v.remaining;
+  out->retry_after_us = v.retry_after_us;
+  out->reset_after_us = v.reset_after_us;
+  out->source = RL_SOURCE_STORE;
+}
+
+rl_decision decision_of(const rl::Verdict& v) {
+  rl_decision d{};
+  d.version = RL_DECISION_VERSION;
+  fill(&d, v);
+  return d;
+}
+
+// A sync call's outcome: its verdict into *decision, or its failure as status.
+rl_status finish(const rl::Outcome& o, rl_decision* decision, rl_error** err) {
+  if (o.code != rl::Code::ok) return report(err, o.code, o.message);
+  if (decision != nullptr) fill(decision, o.verdict);
+  return RL_OK;
+}
+
+rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl_decision* decision,
+                   bool decision_optional, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    if (!decision_optional || decision != nullptr) {
+      require(decision, "decision");
+      check_version(decision->version, RL_DECISION_VERSION, "decision");
+    }
+    const rl::Call call = call_of(request, op);
+    return finish(limiter->limiter->run(op, call.key, call.cost), decision, err);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* rl_status_name(int status) {
+  static const char* const names[RL_STATUS_COUNT] = {
+      "RL_OK",           "RL_E_INVALID_ARG", "RL_E_TIMEOUT",  "RL_E_BACKEND_UNAVAILABLE",
+      "RL_E_BACKEND_ERROR", "RL_E_SHUTDOWN", "RL_E_NO_MEMORY", "RL_E_INTERNAL",
+      "RL_E_AUTH",       "RL_E_UNSUPPORTED"};
+  return status >= 0 && status < RL_STATUS_COUNT ? names[status] : nullptr;
+}
+
+const char* rl_version(void) { return RL_VERSION_STRING; }
+
+rl_status rl_error_status(const rl_error* err) { return err ? err->status : RL_OK; }
+const char* rl_error_message(const rl_error* err) { return err ? err->message.c_str() : ""; }
+void rl_error_free(rl_error* err) { delete err; }
+
+rl_config* rl_config_new(void) { return new (std::nothrow) rl_config; }
+void rl_config_free(rl_config* cfg) { delete cfg; }
+
+rl_status rl_config_set(rl_config* cfg, const char* key, const char* value, rl_error** err) {
+  return guarded(err, [&] {
+    require(cfg, "cfg");
+    require(key, "key");
+    if (value == nullptr) rl::fail_invalid(std::string(key) + ": value is NULL");
+    cfg->settings.set(key, value);
+    return RL_OK;
+  });
+}
+
+const char* rl_config_describe(size_t index, const char** description) {
+  const rl::SettingInfo* info = rl::setting_at(index);
+  if (info == nullptr) return nullptr;
+  if (description != nullptr) *description = info->description;
+  return info->name;
+}
+
+rl_status rl_store_open(const char* url, const rl_config* cfg, rl_store** out, rl_error** err) {
+  return guarded(err, [&] {
+    require(url, "url");
+    require(out, "out");
+    *out = nullptr;
+    auto store = rl::open_store(url, cfg ? cfg->settings : rl::Settings{});
+    *out = new rl_store{std::move(store)};
+    return RL_OK;
+  });
+}
+
+void rl_store_close(rl_store* store) {
+  if (store == nullptr) return;
+  try {
+    store->store->close();
+  } catch (...) {
+  }
+}
+
+void rl_store_free(rl_store* store) {
+  rl_store_close(store);
+  delete store;
+}
+
+static rl::ManualClock& manual_clock_of(rl_store* store) {
+  require(store, "store");
+  auto* clock = dynamic_cast<rl::ManualClock*>(&store->store->clock());
+  if (clock == nullptr) rl::fail_invalid("clock: the store was not opened with clock=manual");
+  return *clock;
+}
+
+rl_status rl_store_clock_set(rl_store* store, int64_t now_us, rl_error** err) {
+  return guarded(err, [&] {
+    manual_clock_of(store).set(now_us);
+    return RL_OK;
+  });
+}
+
+rl_status rl_store_clock_advance(rl_store* store, int64_t delta_us, rl_error** err) {
+  return guarded(err, [&] {
+    manual_clock_of(store).advance(delta_us);
+    return RL_OK;
+  });
+}
+
+rl_status rl_limiter_new(rl_store* store, const rl_config* cfg, rl_limiter** out, rl_error** err) {
+  return guarded(err, [&] {
+    require(store, "store");
+    require(cfg, "cfg");
+    require(out, "out");
+    *out = nullptr;
+    auto limiter = std::make_shared<rl::Limiter>(store->store, cfg->settings);
+    *out = new rl_limiter{std::move(limiter)};
+    return RL_OK;
+  });
+}
+
+void rl_limiter_free(rl_limiter* limiter) { delete limiter; }
+
+rl_status rl_limiter_acquire(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
+                             rl_error** err) {
+  return run_sync(limiter, rl::Op::acquire, request, decision, false, err);
+}
+
+rl_status rl_limiter_peek(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
+                          rl_error** err) {
+  return run_sync(limiter, rl::Op::peek, request, decision, false, err);
+}
+
+rl_status rl_limiter_refund(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
+                            rl_error** err) {
+  return run_sync(limiter, rl::Op::refund, request, decision, true, err);
+}
+
+rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t key_len, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    const rl::Outcome o = limiter->limiter->run(rl::Op::reset, key_of(key, key_len, "key"), 0);
+    return finish(o, nullptr, err);
+  });
+}
+
+rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
+                                  rl_decision* decision, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(decision, "decision");
+    check_version(decision->version, RL_DECISION_VERSION, "decision");
+    const rl::Call call = call_of(request, rl::Op::acquire);
+    return finish(limiter->limiter->acquire_wait(call.key, call.cost, timeout_us), decision, err);
+  });
+}
+
+static std::vector<rl::Call> calls_of(const rl_request* requests, size_t count) {
+  if (count == 0) rl::fail_invalid("count: is 0; a batch needs at least one request");
+  require(requests, "requests");
+  std::vector<rl::Call> calls;
+  calls.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    calls.push_back(call_of(&requests[i], rl::Op::acquire, "requests[" + std::to_string(i) + "]"));
+  }
+  return calls;
+}
+
+rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                   rl_decision* decisions, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    auto calls = calls_of(requests, count);
+    require(decisions, "decisions");
+    for (size_t i = 0; i < count; ++i) {
+      check_version(decisions[i].version, RL_DECISION_VERSION,
+                    ("decisions[" + std::to_string(i) + "]").c_str());
+    }
+    std::vector<rl::Outcome> outcomes = limiter->limiter->acquire_batch(std::move(calls));
+    for (size_t i = 0; i < count; ++i) {
+      if (outcomes[i].code != rl::Code::ok) return report(err, outcomes[i].code, outcomes[i].message);
+      fill(&decisions[i], outcomes[i].verdict);
+    }
+    return RL_OK;
+  });
+}
+
+rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request* request,
+                                rl_callback callback, void* user_data, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(reinterpret_cast<const void*>(callback), "callback");
+    if (op < RL_OP_ACQUIRE || op > RL_OP_RESET) {
+      rl::fail_invalid("op: " + std::to_string(static_cast<int>(op)) + " is not an rl_op");
+    }
+    rl::Call call = call_of(request, static_cast<rl::Op>(op));
+    limiter->limiter->run_async(std::move(call), [callback, user_data](rl::Outcome&& o) {
+      if (o.code != rl::Code::ok) {
+        const rl_error e{static_cast<rl_status>(o.code), std::move(o.message)};
+        callback(user_data, e.status, nullptr, &e);
+        return;
+      }
+      const rl_decision d = decision_of(o.verdict);
+      callback(user_data, RL_OK, &d, nullptr);
+    });
+    return RL_OK;
+  });
+}
+
+rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* request, rl_callback callback,
+                                   void* user_data, rl_error** err) {
+  return rl_limiter_call_async(limiter, RL_OP_ACQUIRE, request, callback, user_data, err);
+}
+
+rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                         rl_batch_callback callback, void* user_data, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(reinterpret_cast<const void*>(callback), "callback");
+    auto calls = calls_of(requests, count);
+    limiter->limiter->acquire_batch_async(
+        std::move(calls), [callback, user_data](rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
+          for (const rl::Outcome& o : outcomes) {
+            if (o.code != rl::Code::ok) failure = o;
+          }
+          if (failure.code != rl::Code::ok) {
+            const rl_error e{static_cast<rl_status>(failure.code), failure.message};
+            callback(user_data, e.status, nullptr, 0, &e);
+            return;
+          }
+          std::vector<rl_decision> decisions;
+          decisions.reserve(outcomes.size());
+          for (const rl::Outcome& o : outcomes) decisions.push_back(decision_of(o.verdict));
+          callback(user_data, RL_OK, decisions.data(), decisions.size(), nullptr);
+        });
+    return RL_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,186 @@
+#include "memory_store.h"
+
+#include <array>
+#include <unordered_map>
+
+#include "fixed_window.h"
+#include "gcra.h"
+#include "sliding_log.h"
+#include "sliding_window.h"
+#include "token_bucket.h"
+
+namespace rl {
+namespace {
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+constexpr size_t kShards = 64;
+constexpr size_t kFirstSweepAt = 64;
+
+}  // namespace
+
+class MemoryStore::Table {
+ public:
+  virtual ~Table() = default;
+  virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now) = 0;
+  virtual size_t size() = 0;
+};
+
+namespace {
+
+template <class Algo>
+class TableOf final : public MemoryStore::Table {
+ public:
+  explicit TableOf(std::vector<Rate> rates) : rates_(std::move(rates)), empty_(rates_.size()) {}
+
+  Verdict run(Op op, std::string_view key, int64_t cost, int64_t now) override {
+    const size_t hash = KeyHash{}(key);
+    Shard& shard = shards_[(hash >> 7) % kShards];
+    std::lock_guard lock(shard.mutex);
+    auto it = shard.entries.find(key);
+    if (it == shard.entries.end()) {
+      // An unknown key is an empty one: decide on a copy, and store it only
+      // when the operation recorded something.
+      States states = empty_;
+      bool changed = false;
+      Verdict v = apply<Algo>(op, states, rates_, now, cost, changed);
+      if (changed && op != Op::reset && v.reset_after_us > 0) {
+        insert(shard, key, std::move(states), now);
+      }
+      return v;
+    }
+    bool changed = false;
+    Verdict v = apply<Algo>(op, it->second.states, rates_, now, cost, changed);
+    if (changed) {
+      it->second.idle_at = idle_at(it->second.states);
+      if (it->second.idle_at <= now) shard.entries.erase(it);
+    }
+    return v;
+  }
+
+  size_t size() override {
+    size_t total = 0;
+    for (Shard& s : shards_) {
+      std::lock_guard lock(s.mutex);
+      total += s.entries.size();
+    }
+    return total;
+  }
+
+ private:
+  using States = std::vector<typename Algo::State>;
+  struct Entry {
+    States states;
+    int64_t idle_at = 0;  // from then on the key equals an empty one
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, Entry, KeyHash, std::equal_to<>> entries;
+    size_t sweep_at = kFirstSweepAt;
+  };
+
+  int64_t idle_at(const States& states) const {
+    int64_t at = 0;
+    for (size_t i = 0; i < rates_.size(); ++i) at = std::max(at, Algo::idle_at(states[i], rates_[i]));
+    return at;
+  }
+
+  // Sweeping when the shard doubles since the last sweep keeps it within
+  // about twice its live keys, at O(1) amortized cost per insert.
+  void insert(Shard& shard, std::string_view key, States states, int64_t now) {
+    if (shard.entries.size() + 1 >= shard.sweep_at) {
+      std::erase_if(shard.entries, [now](const auto& kv) { return kv.second.idle_at <= now; });
+      shard.sweep_at = std::max(kFirstSweepAt, 2 * (shard.entries.size() + 1));
+    }
+    Entry e{std::move(states), 0};
+    e.idle_at = idle_at(e.states);
+    shard.entries.emplace(std::string(key), std::move(e));
+  }
+
+  const std::vector<Rate> rates_;
+  const States empty_;
+  std::array<Shard, kShards> shards_;
+};
+
+std::shared_ptr<MemoryStore::Table> make_table(const Policy& p) {
+  switch (p.algorithm) {
+    case Algorithm::gcra: return std::make_shared<TableOf<Gcra>>(p.rates);
+    case Algorithm::token_bucket: return std::make_shared<TableOf<TokenBucket>>(p.rates);
+    case Algorithm::sliding_log: return std::make_shared<TableOf<SlidingLog>>(p.rates);
+    case Algorithm::sliding_window: return std::make_shared<TableOf<SlidingWindow>>(p.rates);
+    case Algorithm::fixed_window: return std::make_shared<TableOf<FixedWindow>>(p.rates);
+  }
+  throw Error(Code::internal, "unknown algorithm");
+}
+
+Outcome shutdown_outcome() { return Outcome::failure(Code::shutdown, "store: closed"); }
+
+class MemoryBackend final : public Backend, public std::enable_shared_from_this<MemoryBackend> {
+ public:
+  MemoryBackend(std::shared_ptr<MemoryStore> store, std::shared_ptr<MemoryStore::Table> table)
+      : store_(std::move(store)), table_(std::move(table)) {}
+
+  Outcome run(Op op, std::string_view key, int64_t cost) override {
+    if (store_->closed()) return shutdown_outcome();
+    Outcome o;
+    o.verdict = table_->run(op, key, cost, store_->clock().now_us());
+    return o;
+  }
+
+  void run_async(Call call, Completion done) override {
+    // The task owns the backend: the limiter may be freed before it runs.
+    auto task = [self = shared_from_this(), call = std::move(call), done](bool shutting_down) {
+      done(shutting_down ? shutdown_outcome() : self->run(call.op, call.key, call.cost));
+    };
+    if (store_->closed() || !store_->executor().post(std::move(task))) {
+      throw Error(Code::shutdown, "store: closed");
+    }
+  }
+
+  void run_batch_async(std::vector<Call> calls, BatchCompletion done) override {
+    auto task = [self = shared_from_this(), calls = std::move(calls), done](bool shutting_down) {
+      if (shutting_down) return done(shutdown_outcome(), {});
+      std::vector<Outcome> outcomes;
+      outcomes.reserve(calls.size());
+      for (const Call& c : calls) outcomes.push_back(self->run(c.op, c.key, c.cost));
+      done(Outcome{}, std::move(outcomes));
+    };
+    if (store_->closed() || !store_->executor().post(std::move(task))) {
+      throw Error(Code::shutdown, "store: closed");
+    }
+  }
+
+ private:
+  std::shared_ptr<MemoryStore> store_;
+  std::shared_ptr<MemoryStore::Table> table_;
+};
+
+}  // namespace
+
+MemoryStore::MemoryStore(std::unique_ptr<Clock> clock) : clock_(std::move(clock)) {}
+
+MemoryStore::~MemoryStore() { close(); }
+
+std::shared_ptr<Backend> MemoryStore::backend_for(const Policy& policy) {
+  std::lock_guard lock(tables_mutex_);
+  auto& table = tables_[policy.identity()];
+  if (!table) table = make_table(policy);
+  return std::make_shared<MemoryBackend>(shared_from_this(), table);
+}
+
+void MemoryStore::close() {
+  closed_.store(true, std::memory_order_release);
+  executor_.shutdown();
+}
+
+size_t MemoryStore::key_count() {
+  std::lock_guard lock(tables_mutex_);
+  size_t total = 0;
+  for (auto& [id, table] : tables_) total += table->size();
+  return total;
+}
+
+}  // namespace rl

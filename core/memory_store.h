@@ -1,0 +1,42 @@
+// memory://: state in this process. Keys are spread over shards, each with
+// its own lock, so threads on different keys rarely contend. A key whose
+// state has fully decayed is the same as no key: shards sweep such keys
+// when they grow, so memory stays within about twice the live keys
+// (docs/algorithms.md, "Memory store").
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "executor.h"
+#include "store.h"
+
+namespace rl {
+
+class MemoryStore final : public Store, public std::enable_shared_from_this<MemoryStore> {
+ public:
+  explicit MemoryStore(std::unique_ptr<Clock> clock);
+  ~MemoryStore() override;
+
+  std::shared_ptr<Backend> backend_for(const Policy& policy) override;
+  void close() override;
+  Clock& clock() override { return *clock_; }
+
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  Executor& executor() { return executor_; }
+  // Keys held across all policies (tests check the eviction bound with it).
+  size_t key_count();
+
+  class Table;  // the state of one policy identity
+
+ private:
+  std::unique_ptr<Clock> clock_;
+  std::atomic<bool> closed_{false};
+  Executor executor_;
+  std::mutex tables_mutex_;
+  std::map<std::string, std::shared_ptr<Table>> tables_;  // by Policy::identity()
+};
+
+}  // namespace rl

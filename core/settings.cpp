@@ -1,0 +1,98 @@
+#include "settings.h"
+
+#include <charconv>
+
+#include "error.h"
+#include "policy.h"
+#include "rate.h"
+
+namespace rl {
+namespace {
+
+void validate_name(std::string_view value) { check_name("name", value); }
+void validate_prefix(std::string_view value) { check_name("prefix", value); }
+void validate_algorithm(std::string_view value) { parse_algorithm(value); }
+void validate_limit(std::string_view value) { parse_rates(value); }
+void validate_burst(std::string_view value) { parse_bursts(value); }
+void validate_granularity(std::string_view value) { parse_duration(value, "granularity"); }
+void validate_clock(std::string_view value) {
+  if (value != "monotonic" && value != "manual") {
+    fail_invalid("clock: '" + std::string(value) + "' is not 'monotonic' or 'manual'");
+  }
+}
+void validate_timeout(std::string_view value) { parse_count("timeout_ms", value, 1, 3600000); }
+void validate_connect_timeout(std::string_view value) {
+  parse_count("connect_timeout_ms", value, 1, 3600000);
+}
+
+constexpr SettingInfo kSettings[] = {
+    {"algorithm", Scope::limiter,
+     "gcra (default), token_bucket, sliding_log, sliding_window or fixed_window", validate_algorithm},
+    {"limit", Scope::limiter, "one or more limits, e.g. '100/1m' or '10/s, 1000/h' (required)",
+     validate_limit},
+    {"burst", Scope::limiter,
+     "capacity of gcra and token_bucket, one per limit, comma-separated (default: the limit)",
+     validate_burst},
+    {"name", Scope::limiter, "namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default')",
+     validate_name},
+    {"granularity", Scope::limiter,
+     "sub-window of sliding_window, dividing every window, at most 1000 per window (default: the window)",
+     validate_granularity},
+    {"clock", Scope::store, "monotonic (default) or manual (tests: time moves only when told)",
+     validate_clock},
+    {"timeout_ms", Scope::store, "deadline of every store operation, 1-3600000 ms (default 1000)",
+     validate_timeout},
+    {"connect_timeout_ms", Scope::store, "deadline of a connection attempt (default 1000)",
+     validate_connect_timeout},
+    {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
+     validate_prefix},
+};
+
+}  // namespace
+
+int64_t parse_count(std::string_view key, std::string_view text, int64_t min, int64_t max) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    fail_invalid(std::string(key) + ": '" + std::string(text) + "' is not a whole number from " +
+                 std::to_string(min) + " to " + std::to_string(max));
+  }
+  return value;
+}
+
+const SettingInfo* setting_at(size_t index) {
+  return index < std::size(kSettings) ? &kSettings[index] : nullptr;
+}
+
+const SettingInfo* find_setting(std::string_view name) {
+  for (const auto& s : kSettings) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+void Settings::set(std::string_view key, std::string_view value) {
+  const SettingInfo* info = find_setting(key);
+  if (info == nullptr) {
+    fail_invalid("unknown setting '" + std::string(key) + "' (rl_config_describe lists them)");
+  }
+  info->validate(value);
+  values_[std::string(key)] = std::string(value);
+}
+
+std::optional<std::string> Settings::get(std::string_view key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Settings::require_scope(Scope scope) const {
+  for (const auto& [key, value] : values_) {
+    if (find_setting(key)->scope != scope) {
+      fail_invalid(key + ": is a " + (scope == Scope::store ? "limiter" : "store") +
+                   " setting, not a " + (scope == Scope::store ? "store" : "limiter") + " setting");
+    }
+  }
+}
+
+}  // namespace rl

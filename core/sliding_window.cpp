@@ -1,0 +1,126 @@
+#include "sliding_window.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace rl {
+namespace {
+
+// The counters seen from sub-window `current` at `offset` microseconds into
+// it: `full` counted in full, `partial` weighted by (g - offset) / g.
+struct View {
+  int64_t full = 0;
+  int64_t partial = 0;
+};
+
+View view_at(const SlidingWindow::State& s, int64_t buckets_per_window, int64_t current) {
+  View v;
+  const int64_t oldest_full = current - buckets_per_window + 1;
+  for (const auto& b : s.buckets) {
+    if (b.index >= oldest_full && b.index <= current) v.full += b.count;
+    if (b.index == oldest_full - 1) v.partial = b.count;
+  }
+  return v;
+}
+
+// Does a request of `cost` fit at `offset` into a sub-window seen as `v`?
+// Exact integer form of partial * (g - offset) / g + full + cost <= limit.
+bool fits(const View& v, const Rate& r, int64_t g, int64_t offset, int64_t cost) {
+  return v.partial * (g - offset) + (v.full + cost) * g <= r.limit * g;
+}
+
+// The earliest offset in a sub-window seen as `v` at which `cost` fits, or g
+// when it does not fit anywhere in it.
+int64_t first_fitting_offset(const View& v, const Rate& r, int64_t g, int64_t cost) {
+  const int64_t room = r.limit - v.full - cost;
+  if (room < 0) return g;
+  if (v.partial == 0) return 0;
+  return std::max<int64_t>(0, g - room * g / v.partial);
+}
+
+void prune(SlidingWindow::State& s, int64_t buckets_per_window, int64_t current) {
+  while (!s.buckets.empty() && s.buckets.front().index < current - buckets_per_window) {
+    s.buckets.pop_front();
+  }
+}
+
+}  // namespace
+
+Verdict SlidingWindow::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
+  const int64_t g = r.granularity_us;
+  Verdict v;
+  v.limit = r.limit;
+  const int64_t n = r.window_us / g;
+  const int64_t current = now / g;
+  const int64_t offset = now % g;
+  const View here = view_at(s, n, current);
+  int64_t newest = s.buckets.empty() ? -1 : s.buckets.back().index;
+  if (newest >= 0 && newest < current - n) newest = -1;
+  int64_t used_full = here.full;
+  if (cost > r.limit) {
+    v.retry_after_us = -1;
+  } else if (fits(here, r, g, offset, cost)) {
+    v.allowed = true;
+    used_full += cost;
+    if (cost > 0) newest = current;
+  } else {
+    // The straddling counter's weight falls as time passes in this
+    // sub-window; after it, usage only changes when a counter starts or stops
+    // straddling the window's start: try those sub-windows in order.
+    const int64_t later_here = first_fitting_offset(here, r, g, cost);
+    std::vector<int64_t> candidates;
+    for (const auto& b : s.buckets) {
+      candidates.push_back(b.index + n);
+      candidates.push_back(b.index + n + 1);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    v.retry_after_us = later_here < g ? later_here - offset : -1;
+    for (int64_t sub : candidates) {
+      if (v.retry_after_us >= 0) break;
+      if (sub <= current) continue;
+      const int64_t at = first_fitting_offset(view_at(s, n, sub), r, g, cost);
+      if (at < g) {
+        v.retry_after_us = sub * g + at - now;
+      }
+    }
+    if (v.retry_after_us < 0) {  // unreachable while cost <= limit; stay safe
+      v.retry_after_us = (current + n + 1) * g - now;
+    }
+  }
+  const int64_t weighted = here.partial * (g - offset);
+  const int64_t room = r.limit * g - weighted - used_full * g;
+  v.remaining = room <= 0 ? 0 : room / g;
+  v.reset_after_us = newest < 0 ? 0 : (newest + n + 1) * g - now;
+  return v;
+}
+
+void SlidingWindow::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
+  const int64_t g = r.granularity_us;
+  const int64_t current = now / g;
+  prune(s, r.window_us / g, current);
+  if (!s.buckets.empty() && s.buckets.back().index == current) {
+    s.buckets.back().count += cost;
+  } else {
+    s.buckets.push_back({current, cost});
+  }
+}
+
+void SlidingWindow::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
+  const int64_t g = r.granularity_us;
+  prune(s, r.window_us / g, now / g);
+  while (cost > 0 && !s.buckets.empty()) {
+    Bucket& newest = s.buckets.back();
+    const int64_t taken = std::min(cost, newest.count);
+    newest.count -= taken;
+    cost -= taken;
+    if (newest.count == 0) s.buckets.pop_back();
+  }
+}
+
+int64_t SlidingWindow::idle_at(const State& s, const Rate& r) {
+  const int64_t g = r.granularity_us;
+  if (s.buckets.empty()) return 0;
+  return (s.buckets.back().index + r.window_us / g + 1) * g;
+}
+
+}  // namespace rl

@@ -1,0 +1,77 @@
+// A store keeps rate-limit state (memory://, redis://). A limiter talks to it
+// through a Backend: the store's view of one policy, prepared once.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clock.h"
+#include "decide.h"
+#include "error.h"
+#include "policy.h"
+#include "settings.h"
+#include "verdict.h"
+
+namespace rl {
+
+// The result of one call: a verdict, or a failure code and message.
+struct Outcome {
+  Code code = Code::ok;
+  std::string message;
+  Verdict verdict;
+
+  static Outcome failure(Code code, std::string message) {
+    Outcome o;
+    o.code = code;
+    o.message = std::move(message);
+    return o;
+  }
+};
+
+struct Call {
+  Op op = Op::acquire;
+  std::string key;
+  int64_t cost = 0;
+};
+
+// Completions run exactly once, on a thread of the store, never inside the
+// call that started them.
+using Completion = std::function<void(Outcome&&)>;
+// A batch completes once: on failure `outcomes` is empty and `failure` says
+// why; on success it holds one outcome per call, in order.
+using BatchCompletion = std::function<void(Outcome&& failure, std::vector<Outcome>&& outcomes)>;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Runs one call and waits for it.
+  virtual Outcome run(Op op, std::string_view key, int64_t cost) = 0;
+  virtual void run_async(Call call, Completion done) = 0;
+  virtual void run_batch_async(std::vector<Call> calls, BatchCompletion done) = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  // Throws invalid_arg/unsupported when the store cannot serve the policy.
+  virtual std::shared_ptr<Backend> backend_for(const Policy& policy) = 0;
+  // Completes every pending call with Code::shutdown; later calls fail so.
+  virtual void close() = 0;
+  virtual Clock& clock() = 0;
+};
+
+// Opens "memory://" or "redis://..." with settings from the URL's query and
+// from `settings`. Throws rl::Error.
+std::shared_ptr<Store> open_store(std::string_view url, const Settings& settings);
+
+}  // namespace rl
+
+namespace rl {
+struct Url;
+// Defined by the Redis store (core/redis/).
+std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings,
+                                        std::unique_ptr<Clock> clock);
+}  // namespace rl

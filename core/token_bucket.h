@@ -1,0 +1,24 @@
+// Token bucket: a level and the time it was measured. Capacity is the burst;
+// it refills continuously at limit/window. The level is kept in units of
+// 1/window_reduced of a token, so every refill step is an exact integer.
+#pragma once
+
+#include "rate.h"
+#include "verdict.h"
+
+namespace rl {
+
+struct TokenBucket {
+  struct State {
+    bool used = false;
+    int64_t level = 0;  // scaled tokens: tokens * window_reduced
+    int64_t at = 0;     // when level was measured
+  };
+  static constexpr const char* name = "token_bucket";
+  static Verdict decide(const State& s, const Rate& r, int64_t now, int64_t cost);
+  static void consume(State& s, const Rate& r, int64_t now, int64_t cost);
+  static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
+  static int64_t idle_at(const State& s, const Rate& r);
+};
+
+}  // namespace rl
