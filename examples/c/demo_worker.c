@@ -1,0 +1,115 @@
+/* The C worker of scripts/demo: hammers one key through one shared limit and
+ * prints what it was admitted as one JSON line per thread.
+ *
+ *   rl_demo_worker URL NAME LIMIT KEY ATTEMPTS [THREADS]
+ *
+ * With several threads (the memory:// fallback of the demo) the threads share
+ * the one store and limiter, and each prints its own line. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rl/rl.h>
+
+static pthread_barrier_t start_together;
+
+typedef struct worker {
+  rl_limiter *limiter;
+  const char *key;
+  long attempts;
+  long admitted;
+  long denied;
+  int64_t min_retry_us;
+  int64_t max_retry_us;
+  rl_status status;
+  char message[256];
+} worker;
+
+static void *hammer(void *arg) {
+  worker *w = arg;
+  w->min_retry_us = -1;
+  pthread_barrier_wait(&start_together);
+  for (long i = 0; i < w->attempts; i++) {
+    rl_request req = {RL_REQUEST_VERSION, w->key, strlen(w->key), 1};
+    rl_decision d = {.version = RL_DECISION_VERSION};
+    rl_error *err = NULL;
+    w->status = rl_limiter_acquire(w->limiter, &req, &d, &err);
+    if (w->status != RL_OK) {
+      snprintf(w->message, sizeof w->message, "%s", rl_error_message(err));
+      rl_error_free(err);
+      return NULL;
+    }
+    if (d.allowed) {
+      w->admitted++;
+      continue;
+    }
+    w->denied++;
+    if (w->min_retry_us < 0 || d.retry_after_us < w->min_retry_us) w->min_retry_us = d.retry_after_us;
+    if (d.retry_after_us > w->max_retry_us) w->max_retry_us = d.retry_after_us;
+  }
+  return NULL;
+}
+
+static int fail(rl_error *err) {
+  fprintf(stderr, "rl_demo_worker: %s: %s\n", rl_status_name(rl_error_status(err)),
+          rl_error_message(err));
+  rl_error_free(err);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6 && argc != 7) {
+    fprintf(stderr, "usage: %s URL NAME LIMIT KEY ATTEMPTS [THREADS]\n", argv[0]);
+    return 2;
+  }
+  const int threads = argc == 7 ? atoi(argv[6]) : 1;
+  if (threads < 1 || threads > 64) {
+    fprintf(stderr, "rl_demo_worker: THREADS must be 1 to 64\n");
+    return 2;
+  }
+  rl_error *err = NULL;
+  rl_store *store = NULL;
+  rl_limiter *limiter = NULL;
+  rl_config *cfg = rl_config_new();
+  if (rl_store_open(argv[1], NULL, &store, &err) != RL_OK) return fail(err);
+  if (rl_config_set(cfg, "algorithm", "gcra", &err) != RL_OK ||
+      rl_config_set(cfg, "name", argv[2], &err) != RL_OK ||
+      rl_config_set(cfg, "limit", argv[3], &err) != RL_OK ||
+      rl_limiter_new(store, cfg, &limiter, &err) != RL_OK) {
+    return fail(err);
+  }
+  rl_config_free(cfg);
+
+  worker workers[64];
+  pthread_t ids[64];
+  pthread_barrier_init(&start_together, NULL, (unsigned)threads);
+  for (int t = 0; t < threads; t++) {
+    workers[t] = (worker){.limiter = limiter, .key = argv[4], .attempts = atol(argv[5])};
+    pthread_create(&ids[t], NULL, hammer, &workers[t]);
+  }
+  int rc = 0;
+  for (int t = 0; t < threads; t++) {
+    pthread_join(ids[t], NULL);
+    worker *w = &workers[t];
+    if (w->status != RL_OK) {
+      fprintf(stderr, "rl_demo_worker: %s: %s\n", rl_status_name(w->status), w->message);
+      rc = 1;
+      continue;
+    }
+    char name[32] = "c";
+    if (threads > 1) snprintf(name, sizeof name, "c-thread-%d", t + 1);
+    printf("{\"worker\":\"%s\",\"pid\":%d,\"admitted\":%ld,\"denied\":%ld,\"retry_after_ms\":[", name,
+           (int)getpid(), w->admitted, w->denied);
+    if (w->denied > 0) {
+      printf("%" PRId64 ",%" PRId64, w->min_retry_us / 1000, w->max_retry_us / 1000);
+    }
+    printf("]}\n");
+  }
+  pthread_barrier_destroy(&start_together);
+  rl_limiter_free(limiter);
+  rl_store_free(store);
+  return rc;
+}
