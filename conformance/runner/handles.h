@@ -1,0 +1,28 @@
+// Owning handles for the C ABI's objects, so that every path frees them.
+#pragma once
+
+#include <memory>
+
+#include "rl/rl.h"
+
+namespace conformance {
+
+struct StoreFree {
+  void operator()(rl_store* s) const { rl_store_free(s); }
+};
+struct LimiterFree {
+  void operator()(rl_limiter* l) const { rl_limiter_free(l); }
+};
+struct ConfigFree {
+  void operator()(rl_config* c) const { rl_config_free(c); }
+};
+struct ErrorFree {
+  void operator()(rl_error* e) const { rl_error_free(e); }
+};
+
+using Store = std::unique_ptr<rl_store, StoreFree>;
+using Limiter = std::unique_ptr<rl_limiter, LimiterFree>;
+using Config = std::unique_ptr<rl_config, ConfigFree>;
+using Error = std::unique_ptr<rl_error, ErrorFree>;
+
+}  // namespace conformance
