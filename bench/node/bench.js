@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+'use strict';
+// rl's Node binding beside rate-limiter-flexible (RateLimiterRedis with
+// ioredis, RateLimiterMemory) and the seed-style ioredis Lua token bucket,
+// against one redis-server, in one run:
+//   (a) a sequential await loop: p50/p99 latency per decision
+//   (b) 200 promises in flight: decisions per second, p99 latency
+//   (c) memory store vs RateLimiterMemory: decisions per second
+// Limits are high enough that every request is admitted (a denial in
+// rate-limiter-flexible is a rejected promise, which would measure
+// exceptions), keys rotate over 1,000 users. Each measurement runs in
+// alternating rounds; the table shows the median round.
+//   scripts/with-redis -- node bench/node/bench.js      (from the repo root)
+const Redis = require('ioredis');
+const { RateLimiterRedis, RateLimiterMemory } = require('rate-limiter-flexible');
+const rl = require('../../bindings/node');
+const { SeedTokenBucket } = require('./seed-token-bucket');
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SEQUENTIAL_CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 4000);
+const IN_FLIGHT = 200;
+const IN_FLIGHT_CALLS = Number(process.env.BENCH_IN_FLIGHT_CALLS ?? 40000);
+const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 400000);
+const KEYS = Array.from({ length: 1000 }, (_, i) => `user:${i}`);
+const HUGE = 1e9;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+// Runs `calls` decisions with `lanes` promises in flight; returns
+// decisions/s and per-decision latency percentiles (us).
+async function measure(decide, calls, lanes, timeLatency = true) {
+  const latencies = timeLatency ? new Float64Array(calls) : null;
+  let next = 0;
+  const lane = async () => {
+    while (next < calls) {
+      const i = next++;
+      if (!timeLatency) {
+        await decide(KEYS[i % KEYS.length]);
+        continue;
+      }
+      const start = process.hrtime.bigint();
+      await decide(KEYS[i % KEYS.length]);
+      latencies[i] = Number(process.hrtime.bigint() - start) / 1000;
+    }
+  };
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: lanes }, lane));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const sorted = timeLatency ? latencies.sort() : null;
+  return {
+    perSecond: calls / seconds,
+    p50: timeLatency ? percentile(sorted, 50) : NaN,
+    p99: timeLatency ? percentile(sorted, 99) : NaN,
+  };
+}
+
+// Every contender's median round of one measurement, rounds alternating
+// between contenders so that drifts of the machine hit all of them alike.
+// With `admin` (an ioredis client), each round also records the server's
+// CPU per script call (INFO commandstats), the stable measure on this machine.
+async function compare(contenders, calls, lanes, timeLatency, admin) {
+  const rounds = new Map(contenders.map((c) => [c.name, []]));
+  await Promise.all(contenders.map((c) => measure(c.decide, Math.min(calls, 2000), lanes, false))); // warm-up
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const c of contenders) {
+      if (admin) await admin.config('RESETSTAT');
+      const result = await measure(c.decide, calls, lanes, timeLatency);
+      if (admin) result.serverUs = scriptUsecPerCall(await admin.info('commandstats'));
+      rounds.get(c.name).push(result);
+    }
+  }
+  return contenders.map((c) => {
+    const results = rounds.get(c.name);
+    const med = (field) => median(results.map((x) => x[field]));
+    return { name: c.name, perSecond: med('perSecond'), p50: med('p50'), p99: med('p99'), serverUs: med('serverUs') };
+  });
+}
+
+// Microseconds of redis-server CPU per EVAL/EVALSHA since the last RESETSTAT.
+function scriptUsecPerCall(commandstats) {
+  let calls = 0;
+  let usec = 0;
+  for (const [, c, u] of commandstats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/gm)) {
+    calls += Number(c);
+    usec += Number(u);
+  }
+  return calls ? usec / calls : NaN;
+}
+
+function table(title, rows, baseline, columns) {
+  const base = rows.find((r) => r.name === baseline);
+  console.log(`\n${title}`);
+  const header = ['contender', ...columns.map((c) => c.label), `vs ${baseline}`];
+  const lines = rows.map((r) => [
+    r.name,
+    ...columns.map((c) => c.format(r[c.field])),
+    `${(r.perSecond / base.perSecond).toFixed(2)}x`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const row = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(row(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const l of lines) console.log(row(l));
+}
+
+const perSecond = { label: 'decisions/s', field: 'perSecond', format: (v) => Math.round(v).toLocaleString('en-US') };
+const p50 = { label: 'p50 us', field: 'p50', format: (v) => v.toFixed(0) };
+const p99 = { label: 'p99 us', field: 'p99', format: (v) => v.toFixed(0) };
+const serverUs = { label: 'redis CPU us/call', field: 'serverUs', format: (v) => v.toFixed(1) };
+
+async function main() {
+  const url = process.argv[2] ?? process.env.RL_TEST_REDIS_URL;
+  if (!url) throw new Error('usage: bench.js REDIS_URL (or run under scripts/with-redis)');
+  const prefix = `bench${process.pid}`;
+
+  const store = await rl.open(url, { prefix });
+  const rlLimiter = store.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
+  const rlTokens = store.limiter({ algorithm: 'token_bucket', limit: `${HUGE}/1h`, name: 'benchtb' });
+  const redis = new Redis(url, { keyPrefix: `${prefix}:` });
+  const admin = new Redis(url);
+  const flexible = new RateLimiterRedis({ storeClient: redis, points: HUGE, duration: 3600, keyPrefix: 'rlflx' });
+  const seedBuckets = new Map(KEYS.map((k) => [k, new SeedTokenBucket(redis, `seed:${k}`, HUGE, HUGE / 3600)]));
+
+  const allowedOrThrow = (allowed) => {
+    if (!allowed) throw new Error('a benchmark request was denied');
+  };
+  const redisContenders = [
+    { name: 'rl (gcra)', decide: async (k) => allowedOrThrow((await rlLimiter.acquire(k)).allowed) },
+    { name: 'rl (token_bucket)', decide: async (k) => allowedOrThrow((await rlTokens.acquire(k)).allowed) },
+    { name: 'rate-limiter-flexible', decide: async (k) => allowedOrThrow((await flexible.consume(k)).remainingPoints >= 0) },
+    { name: 'seed ioredis Lua bucket', decide: async (k) => allowedOrThrow(await seedBuckets.get(k).allowRequest()) },
+  ];
+
+  console.log(`node ${process.version}, redis at ${url}, ${ROUNDS} rounds each (median shown)`);
+  table(`(a) sequential await loop, ${SEQUENTIAL_CALLS} decisions`, await compare(redisContenders, SEQUENTIAL_CALLS, 1, true, admin),
+    'rate-limiter-flexible', [p50, p99, perSecond, serverUs]);
+  table(`(b) ${IN_FLIGHT} promises in flight, ${IN_FLIGHT_CALLS} decisions`,
+    await compare(redisContenders, IN_FLIGHT_CALLS, IN_FLIGHT, true, admin), 'rate-limiter-flexible', [perSecond, p50, p99, serverUs]);
+
+  const memoryStore = await rl.open('memory://');
+  const rlMemory = memoryStore.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
+  const flexibleMemory = new RateLimiterMemory({ points: HUGE, duration: 3600 });
+  const memoryContenders = [
+    { name: 'rl memory://', decide: async (k) => allowedOrThrow((await rlMemory.acquire(k)).allowed) },
+    { name: 'RateLimiterMemory', decide: async (k) => allowedOrThrow((await flexibleMemory.consume(k)).remainingPoints >= 0) },
+  ];
+  table(`(c) memory, ${IN_FLIGHT} promises in flight, ${MEMORY_CALLS} decisions`,
+    await compare(memoryContenders, MEMORY_CALLS, IN_FLIGHT, false), 'RateLimiterMemory', [perSecond]);
+
+  store.close();
+  memoryStore.close();
+  redis.disconnect();
+  admin.disconnect();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

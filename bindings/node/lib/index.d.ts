@@ -1,0 +1,141 @@
+// Types of @rl/node (hand-written; checked by `tsc --noEmit` in npm test).
+
+/** A decision. Being denied is a decision (allowed: false), not an error. */
+export interface Decision {
+  /** The request was admitted and its cost recorded. */
+  allowed: boolean;
+  /** The limit (units per window) that decided. */
+  limit: number;
+  /** Units one more request could take right now (never negative). */
+  remaining: number;
+  /**
+   * 0 when allowed; else milliseconds until the same request would be
+   * admitted (fractional: librl counts microseconds). -1 means never: the
+   * cost is above the burst.
+   */
+  retryAfterMs: number;
+  /** Milliseconds until the key is back to full capacity (fractional). */
+  resetAfterMs: number;
+}
+
+/** A key: a string (its UTF-8 bytes) or raw bytes; 1 to maxKeyLength bytes. */
+export type Key = string | Uint8Array;
+/** Units of a request: a safe integer, or a BigInt within int64. */
+export type Cost = number | bigint;
+/** A setting value: strings are passed as they are, numbers as their text, arrays joined with ', '. */
+export type SettingValue = string | number | bigint | ReadonlyArray<string | number | bigint>;
+
+export interface LimiterOptions {
+  /** 'gcra' (default), 'token_bucket', 'sliding_log', 'sliding_window' or 'fixed_window'. */
+  algorithm?: 'gcra' | 'token_bucket' | 'sliding_log' | 'sliding_window' | 'fixed_window' | (string & {});
+  /** One or more limits: '100/1m', '10/s, 1000/h' or ['10/s', '1000/h']. */
+  limit: SettingValue;
+  /** Capacity of gcra and token_bucket, one per limit (default: the limit). */
+  burst?: SettingValue;
+  /** Namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default'). */
+  name?: string;
+  /** Sub-window of sliding_window ('1s'). */
+  granularity?: string;
+  [setting: string]: SettingValue | undefined;
+}
+
+export interface StoreSettings {
+  /** 'monotonic' (default) or 'manual' (tests). */
+  clock?: 'monotonic' | 'manual';
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  prefix?: string;
+  [setting: string]: SettingValue | undefined;
+}
+
+export interface OpenOptions {
+  /** memory:// answers on the JS thread (default true); false routes its calls through rl's I/O thread. */
+  inline?: boolean;
+}
+
+export interface AcquireWaitOptions {
+  /** Give up (returning the denial) when waiting would pass this many ms. Default: Infinity. */
+  timeoutMs?: number;
+  /** Aborting rejects the wait with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface BatchRequest {
+  key: Key;
+  /** Default 1. */
+  cost?: Cost;
+}
+
+export declare class Limiter {
+  private constructor();
+  /** The settings it was made with, as librl strings. */
+  readonly settings: Readonly<Record<string, string>>;
+  readonly store: Store;
+  acquire(key: Key, cost?: Cost): Promise<Decision>;
+  peek(key: Key, cost?: Cost): Promise<Decision>;
+  refund(key: Key, cost?: Cost): Promise<Decision>;
+  reset(key: Key): Promise<void>;
+  acquireBatch(requests: ReadonlyArray<BatchRequest>): Promise<Decision[]>;
+  acquireWait(key: Key, cost?: Cost, options?: AcquireWaitOptions): Promise<Decision>;
+}
+
+export interface ManualClock {
+  /** Sets the store's time to `us` microseconds. */
+  set(us: number | bigint): void;
+  /** Moves the store's time forward by `us` microseconds. */
+  advance(us: number | bigint): void;
+}
+
+export declare class Store {
+  private constructor();
+  readonly url: string;
+  readonly closed: boolean;
+  /** True when opened with clock=manual. */
+  readonly manualClock: boolean;
+  /** The manual clock, for tests: stores opened with clock=manual only (else RlError RL_E_INVALID_ARG). */
+  readonly clock: ManualClock;
+  limiter(options: LimiterOptions): Limiter;
+  /** Calls in flight and later calls reject with RlError RL_E_SHUTDOWN. Idempotent. */
+  close(): void;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export declare function open(url: string, settings?: StoreSettings, options?: OpenOptions): Promise<Store>;
+
+/** A failure reported by librl. */
+export declare class RlError extends Error {
+  constructor(code: string, message: string);
+  /** The C status name: 'RL_E_INVALID_ARG', 'RL_E_SHUTDOWN', ... (see `status`). */
+  readonly code: string;
+}
+
+/** Every rl_status by name, read from the loaded librl: { RL_OK: 0, RL_E_INVALID_ARG: 1, ... }. */
+export declare const status: Readonly<Record<string, number>>;
+export declare const settings: ReadonlyArray<Readonly<{ name: string; description: string }>>;
+export declare const version: string;
+export declare const maxKeyLength: number;
+
+export interface IncomingRequest {
+  ip?: string;
+  socket?: { remoteAddress?: string };
+}
+export interface OutgoingResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body?: string): unknown;
+}
+export interface MiddlewareOptions<Req extends IncomingRequest> {
+  limiter: Limiter;
+  /** The key of a request (default: its client address). */
+  key?: (req: Req) => Key | Promise<Key>;
+  /** The cost of a request (default: 1). */
+  cost?: (req: Req) => Cost | Promise<Cost>;
+  /** On a limiter failure, let the request through instead of next(err). Default false. */
+  failOpen?: boolean;
+}
+/** Express/Connect middleware: RateLimit-Policy and RateLimit on every answer; 429 with Retry-After when denied. */
+export declare function middleware<Req extends IncomingRequest = IncomingRequest>(
+  options: MiddlewareOptions<Req>,
+): (req: Req, res: OutgoingResponse, next: (err?: unknown) => void) => Promise<void>;
+
+export { default as RedisTokenBucket } from './redis-token-bucket';

@@ -1,0 +1,84 @@
+'use strict';
+// A store: where limiter state lives (memory:// or redis://). Open it with
+// rl.open(url); close it when done (or let `await using` do it). A store
+// that is never closed does not keep the process alive, and is closed when
+// its environment (the process or a worker_thread) ends.
+const native = require('./native');
+const { Limiter } = require('./limiter');
+const { toSettings } = require('./settings');
+
+class Store {
+  #handle;
+  #closed = false;
+
+  /** @internal Use rl.open(url). */
+  constructor(url, handle) {
+    this.#handle = handle;
+    this.url = url;
+    /** True when opened with clock=manual: time moves only through `clock`. */
+    this.manualClock = hasManualClock(handle);
+    /** The manual clock, for tests (stores opened with clock=manual only). */
+    this.clock = Object.freeze({
+      /** Sets the store's time to `us` microseconds (never backwards). */
+      set: (us) => native.clockSet(this.#handle, us),
+      /** Moves the store's time forward by `us` microseconds. */
+      advance: (us) => native.clockAdvance(this.#handle, us),
+    });
+  }
+
+  get closed() {
+    return this.#closed;
+  }
+
+  /** A limiter over this store: { algorithm, limit, burst, name, granularity }. */
+  limiter(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('options: must be an object such as { limit: "100/1m" }');
+    }
+    const entries = toSettings(options, 'options');
+    const handle = native.limiterNew(this.#handle, entries);
+    const settings = {};
+    for (let i = 0; i < entries.length; i += 2) settings[entries[i]] = entries[i + 1];
+    return new Limiter(this, handle, Object.freeze(settings));
+  }
+
+  /**
+   * Closes the store: calls in flight reject with RlError RL_E_SHUTDOWN, and
+   * so does every later call on its limiters. Idempotent.
+   */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    native.close(this.#handle);
+  }
+
+  async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
+    this.close();
+  }
+}
+
+// Only a manual clock accepts being moved by nothing.
+function hasManualClock(handle) {
+  try {
+    native.clockAdvance(handle, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens a store from a URL: 'memory://', 'redis://[user:pass@]host:port[/db]',
+ * with ?settings or `settings` ({ timeoutMs: 50, clock: 'manual', ... }).
+ * `inline` (default true): a memory:// store answers on the JS thread, which
+ * it can do without waiting; false sends its calls through rl's I/O thread
+ * as a Redis store's are (tests of that path use it).
+ */
+async function open(url, settings, { inline = true } = {}) {
+  if (typeof url !== 'string') throw new TypeError(`url: must be a string, not ${typeof url}`);
+  if (typeof inline !== 'boolean') throw new TypeError(`inline: must be a boolean, not ${typeof inline}`);
+  const handle = await native.open(url, toSettings(settings, 'settings'), inline);
+  return new Store(url, handle);
+}
+
+module.exports = { Store, open };

@@ -1,0 +1,89 @@
+// The native module: one function per C ABI entry point the JS layer needs.
+// lib/native.js loads it and calls init(RlError) once per environment.
+#include <napi.h>
+#include <rl/rl.h>
+
+#include "addon_data.h"
+#include "errors.h"
+#include "limiter.h"
+#include "store.h"
+
+namespace rlnode {
+
+AddonData& DataOf(Napi::Env env) {
+  return *env.GetInstanceData<AddonData>();
+}
+
+namespace {
+
+// init(RlError, decisionOf, lastDecision): see AddonData.
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction() || !info[1].IsFunction() || !info[2].IsTypedArray() ||
+      info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+      info[2].As<Napi::Float64Array>().ElementLength() != 5) {
+    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(5)");
+  }
+  AddonData& data = DataOf(info.Env());
+  data.rl_error = Napi::Persistent(info[0].As<Napi::Function>());
+  data.decision_of = Napi::Persistent(info[1].As<Napi::Function>());
+  data.last_decision = Napi::Persistent(info[2].As<Napi::Float64Array>());
+  data.last_decision_data = info[2].As<Napi::Float64Array>().Data();
+  return info.Env().Undefined();
+}
+
+// Every status name, indexed by its value: RlError codes come from here.
+Napi::Value StatusNames(const Napi::CallbackInfo& info) {
+  Napi::Array names = Napi::Array::New(info.Env());
+  for (int status = 0; rl_status_name(status) != nullptr; ++status) {
+    names.Set(status, Napi::String::New(info.Env(), rl_status_name(status)));
+  }
+  return names;
+}
+
+// [[name, description], ...] of every setting librl knows.
+Napi::Value Settings(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array settings = Napi::Array::New(env);
+  const char* description = nullptr;
+  for (size_t i = 0; const char* name = rl_config_describe(i, &description); ++i) {
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, Napi::String::New(env, name));
+    pair.Set(1u, Napi::String::New(env, description != nullptr ? description : ""));
+    settings.Set(i, pair);
+  }
+  return settings;
+}
+
+Napi::Object Ops(Napi::Env env) {
+  Napi::Object ops = Napi::Object::New(env);
+  ops.Set("acquire", Napi::Number::New(env, RL_OP_ACQUIRE));
+  ops.Set("peek", Napi::Number::New(env, RL_OP_PEEK));
+  ops.Set("refund", Napi::Number::New(env, RL_OP_REFUND));
+  ops.Set("reset", Napi::Number::New(env, RL_OP_RESET));
+  return ops;
+}
+
+}  // namespace
+}  // namespace rlnode
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
+  using namespace rlnode;
+  env.SetInstanceData(new AddonData());
+  exports.Set("init", Napi::Function::New(env, Init, "init"));
+  exports.Set("version", Napi::String::New(env, rl_version()));
+  exports.Set("maxKeyLength", Napi::Number::New(env, RL_MAX_KEY_LEN));
+  exports.Set("ops", Ops(env));
+  exports.Set("statusNames", Napi::Function::New(env, StatusNames, "statusNames"));
+  exports.Set("settings", Napi::Function::New(env, Settings, "settings"));
+  exports.Set("open", Napi::Function::New(env, Store::Open, "open"));
+  exports.Set("close", Napi::Function::New(env, Store::Close, "close"));
+  exports.Set("clockSet", Napi::Function::New(env, Store::ClockSet, "clockSet"));
+  exports.Set("clockAdvance", Napi::Function::New(env, Store::ClockAdvance, "clockAdvance"));
+  exports.Set("isLocal", Napi::Function::New(env, Store::IsLocal, "isLocal"));
+  exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
+  exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
+  exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
+  return exports;
+}
+
+NODE_API_MODULE(rl_native, InitModule)

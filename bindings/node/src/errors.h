@@ -1,0 +1,23 @@
+// Turning C failures into JS errors: RlError for an rl_status, TypeError for
+// a JS value of the wrong type (caught before anything reaches C).
+#pragma once
+
+#include <napi.h>
+#include <rl/rl.h>
+
+#include <string>
+
+namespace rlnode {
+
+// new RlError(rl_status_name(status), message): the class lib/errors.js defines.
+Napi::Value MakeRlError(Napi::Env env, int status, const std::string& message);
+
+// Throws the RlError for err (which it frees) when status is not RL_OK. err
+// is read by reference, after the call that fills it has run:
+// ThrowIfFailed(env, rl_call(..., &err), err).
+void ThrowIfFailed(Napi::Env env, rl_status status, rl_error*& err);
+
+[[noreturn]] void ThrowRlError(Napi::Env env, int status, const std::string& message);
+[[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message);
+
+}  // namespace rlnode

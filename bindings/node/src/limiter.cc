@@ -1,0 +1,152 @@
+#include "limiter.h"
+
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "errors.h"
+#include "pending_call.h"
+#include "store.h"
+
+namespace rlnode {
+namespace {
+
+constexpr napi_type_tag kLimiterTag = {0x3f1e9a7b5c2d4e60ULL, 0xa4b8c6d2e0f13579ULL};
+
+rl_op OpArg(Napi::Value value) {
+  const int64_t op = Int64Arg(value, "op");
+  if (op < RL_OP_ACQUIRE || op > RL_OP_RESET) ThrowTypeError(value.Env(), "op: is not an rl_op");
+  return static_cast<rl_op>(op);
+}
+
+// The decision of a sync call on a local store.
+rl_status CallSync(rl_limiter* limiter, rl_op op, const rl_request& request, rl_decision* decision,
+                   rl_error** err) {
+  switch (op) {
+    case RL_OP_ACQUIRE: return rl_limiter_acquire(limiter, &request, decision, err);
+    case RL_OP_PEEK: return rl_limiter_peek(limiter, &request, decision, err);
+    case RL_OP_REFUND: return rl_limiter_refund(limiter, &request, decision, err);
+    case RL_OP_RESET: return rl_limiter_reset(limiter, request.key, request.key_len, err);
+  }
+  return RL_E_INVALID_ARG;
+}
+
+rl_decision EmptyDecision() {
+  rl_decision d{};
+  d.version = RL_DECISION_VERSION;
+  return d;
+}
+
+}  // namespace
+
+Limiter::Limiter(Store* store, rl_limiter* handle) : store_(store), handle_(handle) {
+  store_->Hold();
+}
+
+Limiter::~Limiter() {
+  rl_limiter_free(handle_);  // calls in flight still complete
+  store_->Drop();
+}
+
+Napi::Value Limiter::New(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Store* store = Store::Unwrap(info[0], "store");
+  ConfigArg cfg(info[1], "limiter settings");
+  rl_limiter* handle = nullptr;
+  rl_error* err = nullptr;
+  ThrowIfFailed(env, rl_limiter_new(store->handle(), cfg.get(), &handle, &err), err);
+  auto* limiter = new Limiter(store, handle);
+  auto external =
+      Napi::External<Limiter>::New(env, limiter, [](Napi::Env, Limiter* l) { delete l; });
+  external.TypeTag(&kLimiterTag);
+  return external;
+}
+
+Limiter* Limiter::Unwrap(Napi::Value handle) {
+  if (!handle.IsExternal() || !handle.As<Napi::External<Limiter>>().CheckTypeTag(&kLimiterTag)) {
+    ThrowTypeError(handle.Env(), "limiter: is not an rl limiter handle");
+  }
+  return handle.As<Napi::External<Limiter>>().Data();
+}
+
+void Limiter::ThrowIfClosed(Napi::Env env) const {
+  if (store_->closed()) ThrowRlError(env, RL_E_SHUTDOWN, "store: closed");
+}
+
+Napi::Value Limiter::Call(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  const rl_op op = OpArg(info[1]);
+  KeyArg key(info[2], "key");
+  const int64_t cost = op == RL_OP_RESET ? 0 : Int64Arg(info[3], "cost");
+  limiter->ThrowIfClosed(env);
+  const rl_request request{RL_REQUEST_VERSION, key.data(), key.size(), cost};
+  rl_error* err = nullptr;
+
+  if (limiter->store_->local()) {
+    rl_decision decision = EmptyDecision();
+    ThrowIfFailed(env, CallSync(limiter->handle_, op, request, &decision, &err), err);
+    StoreLastDecision(env, decision);
+    return env.Undefined();
+  }
+
+  napi_value promise = nullptr;
+  PendingCall* call =
+      limiter->store_->Begin(env, op == RL_OP_RESET ? Answer::nothing : Answer::decision, &promise);
+  const rl_status status =
+      rl_limiter_call_async(limiter->handle_, op, &request, OnDecision, call, &err);
+  if (status != RL_OK) {
+    limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
+    rl_error_free(err);
+  }
+  return Napi::Value(env, promise);
+}
+
+Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  if (!info[1].IsArray())
+    ThrowTypeError(env, "requests: must be an array of { key, cost } objects");
+  auto items = info[1].As<Napi::Array>();
+  std::vector<std::string> keys;
+  std::vector<rl_request> requests;
+  keys.reserve(items.Length());
+  requests.reserve(items.Length());
+  for (uint32_t i = 0; i < items.Length(); ++i) {
+    const std::string at = "requests[" + std::to_string(i) + "]";
+    Napi::Value item = items.Get(i);
+    if (!item.IsObject()) ThrowTypeError(env, at + ": must be a { key, cost } object");
+    Napi::Value cost = item.As<Napi::Object>().Get("cost");
+    KeyArg key(item.As<Napi::Object>().Get("key"), at + ".key");
+    keys.emplace_back(key.data(), key.size());
+    requests.push_back(
+        {RL_REQUEST_VERSION, nullptr, 0, cost.IsUndefined() ? 1 : Int64Arg(cost, at + ".cost")});
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    requests[i].key = keys[i].data();
+    requests[i].key_len = keys[i].size();
+  }
+  limiter->ThrowIfClosed(env);
+  rl_error* err = nullptr;
+
+  if (limiter->store_->local()) {
+    std::vector<rl_decision> decisions(requests.size(), EmptyDecision());
+    ThrowIfFailed(env,
+                  rl_limiter_acquire_batch(limiter->handle_, requests.data(), requests.size(),
+                                           decisions.data(), &err),
+                  err);
+    return DecisionArray(env, decisions);
+  }
+
+  napi_value promise = nullptr;
+  PendingCall* call = limiter->store_->Begin(env, Answer::decisions, &promise);
+  const rl_status status = rl_limiter_acquire_batch_async(limiter->handle_, requests.data(),
+                                                          requests.size(), OnDecisions, call, &err);
+  if (status != RL_OK) {
+    limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
+    rl_error_free(err);
+  }
+  return Napi::Value(env, promise);
+}
+
+}  // namespace rlnode

@@ -1,0 +1,37 @@
+// A limiter handle for JS and its calls. On a local (memory://) store a call
+// runs librl's sync function and answers at once; on any other store it
+// starts librl's async function and returns a promise that the store's
+// thread-safe function settles: the JS thread never waits on the network.
+#pragma once
+
+#include <napi.h>
+#include <rl/rl.h>
+
+namespace rlnode {
+
+class Store;
+
+class Limiter {
+ public:
+  // limiterNew(store, [key, value, ...]) -> limiter handle
+  static Napi::Value New(const Napi::CallbackInfo& info);
+  // call(limiter, op, key, cost): op is an rl_op. On a local store it
+  // returns undefined and leaves the decision in lastDecision (see
+  // lib/decision.js); else a promise of the decision (of undefined for reset).
+  static Napi::Value Call(const Napi::CallbackInfo& info);
+  // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
+  static Napi::Value Batch(const Napi::CallbackInfo& info);
+
+ private:
+  Limiter(Store* store, rl_limiter* handle);
+  ~Limiter();
+
+  static Limiter* Unwrap(Napi::Value handle);
+  // RL_E_SHUTDOWN once the store is closed: nothing reaches librl then.
+  void ThrowIfClosed(Napi::Env env) const;
+
+  Store* store_;
+  rl_limiter* handle_;
+};
+
+}  // namespace rlnode

@@ -1,0 +1,44 @@
+// One asynchronous librl call on its way back to JS: the promise to settle
+// and what librl answered. librl's completion callbacks (on rl's I/O thread)
+// fill it in and hand it to its Store, which settles it on the JS thread.
+#pragma once
+
+#include <napi.h>
+#include <rl/rl.h>
+
+#include <string>
+#include <vector>
+
+namespace rlnode {
+
+class Store;
+
+// What the promise resolves to.
+enum class Answer { decision, nothing, decisions };
+
+struct PendingCall {
+  Store* store = nullptr;
+  Answer answer = Answer::decision;
+  napi_deferred deferred = nullptr;
+  rl_status status = RL_OK;
+  std::string message;
+  std::vector<rl_decision> decisions;
+
+  // Resolves or rejects the promise. JS thread only, inside a handle scope.
+  void Settle(Napi::Env env);
+};
+
+// The JS decision (lib/decision.js decisionOf) of d.
+Napi::Value DecisionObject(Napi::Env env, const rl_decision& d);
+// Writes d where lib/decision.js readLastDecision reads it: the fast way
+// back for a sync call.
+void StoreLastDecision(Napi::Env env, const rl_decision& d);
+Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions);
+
+// librl callbacks; user_data is the PendingCall.
+void OnDecision(void* user_data, rl_status status, const rl_decision* decision,
+                const rl_error* err);
+void OnDecisions(void* user_data, rl_status status, const rl_decision* decisions, size_t count,
+                 const rl_error* err);
+
+}  // namespace rlnode

@@ -1,0 +1,234 @@
+#include "store.h"
+
+#include <memory>
+#include <string>
+
+#include "args.h"
+#include "errors.h"
+
+namespace rlnode {
+namespace {
+
+// Tags the externals that are store handles, so that no other value (a
+// limiter handle included) is ever taken for one.
+constexpr napi_type_tag kStoreTag = {0x72c4a1d0e55b4f1aULL, 0x9e3b7c2d4a6f8e01ULL};
+
+bool IsLocalUrl(const std::string& url) {
+  return url.rfind("memory:", 0) == 0;
+}
+
+// Runs rl_store_open on libuv's thread pool: opening a Redis store may
+// connect, and the JS thread must never wait for the network.
+class OpenWorker : public Napi::AsyncWorker {
+ public:
+  OpenWorker(Napi::Env env, std::string url, std::unique_ptr<ConfigArg> cfg,
+             Napi::Promise::Deferred deferred,
+             std::function<Napi::Value(Napi::Env, rl_store*, bool)> make_handle)
+      : Napi::AsyncWorker(env, "rl.open"),
+        url_(std::move(url)),
+        cfg_(std::move(cfg)),
+        deferred_(deferred),
+        make_handle_(std::move(make_handle)) {}
+
+  ~OpenWorker() override {
+    rl_error_free(err_);
+    rl_store_free(store_);  // only set when OnOK did not take it
+  }
+
+  void Execute() override { status_ = rl_store_open(url_.c_str(), cfg_->get(), &store_, &err_); }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    try {
+      if (status_ != RL_OK) {
+        deferred_.Reject(MakeRlError(env, status_, rl_error_message(err_)));
+        return;
+      }
+      rl_store* store = store_;
+      store_ = nullptr;
+      deferred_.Resolve(make_handle_(env, store, IsLocalUrl(url_)));
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    }
+  }
+
+ private:
+  std::string url_;
+  std::unique_ptr<ConfigArg> cfg_;
+  Napi::Promise::Deferred deferred_;
+  std::function<Napi::Value(Napi::Env, rl_store*, bool)> make_handle_;
+  rl_status status_ = RL_OK;
+  rl_store* store_ = nullptr;
+  rl_error* err_ = nullptr;
+};
+
+}  // namespace
+
+Store::Store(napi_env env, rl_store* handle, bool local)
+    : env_(env), handle_(handle), local_(local) {}
+
+Store::~Store() {
+  // Completions that never reached JS: the environment ended first.
+  for (PendingCall* call : completed_) delete call;
+  rl_store_free(handle_);
+}
+
+Napi::Value Store::Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string url = StringArg(info[0], "url");
+  auto cfg = std::make_unique<ConfigArg>(info[1], "store settings");
+  const bool inline_local = info[2].ToBoolean();
+  auto deferred = Napi::Promise::Deferred::New(env);
+  auto make_handle = [inline_local](Napi::Env env, rl_store* handle, bool local) {
+    return (new Store(env, handle, local && inline_local))->MakeHandle(env);
+  };
+  (new OpenWorker(env, std::move(url), std::move(cfg), deferred, make_handle))->Queue();
+  return deferred.Promise();
+}
+
+// Called once, on the JS thread, right after the store opened.
+Napi::Value Store::MakeHandle(Napi::Env env) {
+  napi_status s =
+      napi_create_threadsafe_function(env, nullptr, nullptr, Napi::String::New(env, "rl.store"), 0,
+                                      1, this, OnTsfnFinalized, this, Deliver, &tsfn_);
+  if (s != napi_ok) {
+    delete this;
+    throw Napi::Error::New(env, "rl: could not create the store's thread-safe function");
+  }
+  napi_unref_threadsafe_function(env, tsfn_);
+  holders_ = 1;  // the thread-safe function, until it is finalized
+  napi_add_env_cleanup_hook(env, OnEnvCleanup, this);
+  Hold();  // the JS handle, until it is collected
+  auto handle = Napi::External<Store>::New(
+      env, this, [](Napi::Env, Store* store) { store->OnHandleCollected(); });
+  handle.TypeTag(&kStoreTag);
+  return handle;
+}
+
+Store* Store::Unwrap(Napi::Value handle, const char* what) {
+  if (!handle.IsExternal() || !handle.As<Napi::External<Store>>().CheckTypeTag(&kStoreTag)) {
+    ThrowTypeError(handle.Env(), std::string(what) + ": is not an rl store handle");
+  }
+  return handle.As<Napi::External<Store>>().Data();
+}
+
+Napi::Value Store::Close(const Napi::CallbackInfo& info) {
+  Unwrap(info[0], "store")->CloseNow();
+  return info.Env().Undefined();
+}
+
+void Store::CloseNow() {
+  if (closed_) return;
+  closed_ = true;
+  napi_remove_env_cleanup_hook(env_, OnEnvCleanup, this);
+  // Every pending call completes (with RL_E_SHUTDOWN) before this returns;
+  // their completions are queued on the thread-safe function, which a
+  // plain release still delivers before it finalizes.
+  rl_store_close(handle_);
+  napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
+}
+
+void Store::OnEnvCleanup(void* arg) {
+  auto* store = static_cast<Store*>(arg);
+  store->closed_ = true;
+  rl_store_close(store->handle_);
+  // The environment is ending: nothing more will be delivered.
+  napi_release_threadsafe_function(store->tsfn_, napi_tsfn_abort);
+}
+
+void Store::OnHandleCollected() {
+  if (!closed_) {
+    if (in_flight_ == 0) {
+      CloseNow();
+    } else {
+      orphaned_ = true;
+    }
+  }
+  Drop();
+}
+
+void Store::OnTsfnFinalized(napi_env, void* data, void*) {
+  static_cast<Store*>(data)->Drop();
+}
+
+void Store::Drop() {
+  if (--holders_ == 0) delete this;
+}
+
+PendingCall* Store::Begin(Napi::Env env, Answer answer, napi_value* promise) {
+  auto* call = new PendingCall();
+  call->store = this;
+  call->answer = answer;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &call->deferred, promise), nullptr);
+  // In flight, a call keeps the process alive until its answer arrives.
+  if (in_flight_++ == 0) napi_ref_threadsafe_function(env, tsfn_);
+  return call;
+}
+
+void Store::Abandon(PendingCall* call, napi_value error) {
+  napi_reject_deferred(env_, call->deferred, error);
+  delete call;
+  CallEnded();
+}
+
+void Store::Complete(PendingCall* call) {
+  bool first = false;
+  {
+    std::lock_guard lock(mutex_);
+    first = completed_.empty();
+    completed_.push_back(call);
+  }
+  // One wake-up per batch of completions: Deliver drains them all.
+  if (first) napi_call_threadsafe_function(tsfn_, nullptr, napi_tsfn_nonblocking);
+}
+
+void Store::Deliver(napi_env env, napi_value, void* context, void*) {
+  if (env == nullptr) return;  // torn down: ~Store frees what is left
+  auto* store = static_cast<Store*>(context);
+  std::vector<PendingCall*> calls;
+  {
+    std::lock_guard lock(store->mutex_);
+    calls.swap(store->completed_);
+  }
+  for (PendingCall* call : calls) {
+    {
+      Napi::HandleScope scope(env);
+      try {
+        call->Settle(env);
+      } catch (const Napi::Error&) {
+        // Settling only fails when the environment is going away.
+      }
+    }
+    delete call;
+    store->CallEnded();
+  }
+}
+
+void Store::CallEnded() {
+  if (--in_flight_ > 0) return;
+  napi_unref_threadsafe_function(env_, tsfn_);
+  if (orphaned_) CloseNow();
+}
+
+Napi::Value Store::ClockSet(const Napi::CallbackInfo& info) {
+  Store* store = Unwrap(info[0], "store");
+  const int64_t now_us = Int64Arg(info[1], "us");
+  rl_error* err = nullptr;
+  ThrowIfFailed(info.Env(), rl_store_clock_set(store->handle_, now_us, &err), err);
+  return info.Env().Undefined();
+}
+
+Napi::Value Store::ClockAdvance(const Napi::CallbackInfo& info) {
+  Store* store = Unwrap(info[0], "store");
+  const int64_t delta_us = Int64Arg(info[1], "us");
+  rl_error* err = nullptr;
+  ThrowIfFailed(info.Env(), rl_store_clock_advance(store->handle_, delta_us, &err), err);
+  return info.Env().Undefined();
+}
+
+Napi::Value Store::IsLocal(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), Unwrap(info[0], "store")->local_);
+}
+
+}  // namespace rlnode

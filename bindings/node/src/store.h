@@ -1,0 +1,81 @@
+// A store handle for JS: the rl_store, the one thread-safe function that
+// carries every completion of its calls from rl's I/O thread to the JS
+// thread, and the rules that keep both safe:
+// - the thread-safe function is unref'd at once, and ref'd only while calls
+//   are in flight, so an idle store never holds the process open;
+// - it is released by close(), or by an environment cleanup hook when the
+//   environment (process or worker_thread) ends first, never afterwards;
+// - the Store object lives until its JS handle, its thread-safe function and
+//   every limiter made from it are gone (holders_, JS thread only).
+#pragma once
+
+#include <napi.h>
+#include <rl/rl.h>
+
+#include <mutex>
+#include <vector>
+
+#include "pending_call.h"
+
+namespace rlnode {
+
+class Store {
+ public:
+  // open(url, settings, inlineLocal) -> Promise<store handle>; opens off the
+  // JS thread. inlineLocal: a memory:// store answers on the JS thread.
+  static Napi::Value Open(const Napi::CallbackInfo& info);
+  // close(store): pending calls reject with RL_E_SHUTDOWN. Idempotent.
+  static Napi::Value Close(const Napi::CallbackInfo& info);
+  // clockSet(store, us) / clockAdvance(store, us): the manual clock.
+  static Napi::Value ClockSet(const Napi::CallbackInfo& info);
+  static Napi::Value ClockAdvance(const Napi::CallbackInfo& info);
+  // isLocal(store): calls complete without I/O (memory://).
+  static Napi::Value IsLocal(const Napi::CallbackInfo& info);
+
+  // The Store behind a JS handle; TypeError for anything else.
+  static Store* Unwrap(Napi::Value handle, const char* what);
+
+  rl_store* handle() const { return handle_; }
+  bool closed() const { return closed_; }
+  // Memory stores answer at once: their sync C calls never block on I/O.
+  bool local() const { return local_; }
+
+  // An asynchronous call begins (JS thread): a new PendingCall whose
+  // promise goes to *promise. Then exactly one of: librl completes it
+  // (Complete, any thread), or Abandon rejects it with error when librl
+  // refused to start it.
+  PendingCall* Begin(Napi::Env env, Answer answer, napi_value* promise);
+  void Abandon(PendingCall* call, napi_value error);
+  void Complete(PendingCall* call);
+
+  void Hold() { ++holders_; }
+  void Drop();
+
+ private:
+  Store(napi_env env, rl_store* handle, bool local);
+  ~Store();
+
+  Napi::Value MakeHandle(Napi::Env env);
+  void CloseNow();
+  void CallEnded();
+  void OnHandleCollected();
+
+  static void Deliver(napi_env env, napi_value, void* context, void*);
+  static void OnTsfnFinalized(napi_env, void* data, void*);
+  static void OnEnvCleanup(void* arg);
+
+  napi_env env_;
+  rl_store* handle_;
+  const bool local_;
+  napi_threadsafe_function tsfn_ = nullptr;
+  bool closed_ = false;
+  // Its JS handle was collected while calls were in flight: close after them.
+  bool orphaned_ = false;
+  size_t in_flight_ = 0;
+  int holders_ = 0;
+
+  std::mutex mutex_;
+  std::vector<PendingCall*> completed_;  // guarded by mutex_
+};
+
+}  // namespace rlnode

@@ -1,0 +1,105 @@
+'use strict';
+// The idiomatic API on every store: decisions in milliseconds, peek,
+// refund, reset, batches, acquireWait (timeout, abort, manual clock),
+// status names and disposal. Exact algorithm semantics are the
+// conformance suite's job; this checks what the binding adds.
+const test = require('node:test');
+const assert = require('node:assert');
+const rl = require('..');
+const { storeConfigs, uniqueName, withQuery } = require('./support/stores');
+
+test('status names come from librl', () => {
+  assert.equal(rl.status.RL_OK, 0);
+  assert.equal(rl.status.RL_E_INVALID_ARG, 1);
+  assert.equal(rl.status.RL_E_SHUTDOWN, 5);
+  assert.ok(Object.isFrozen(rl.status));
+  assert.match(rl.version, /^\d+\.\d+\.\d+$/);
+  assert.equal(rl.maxKeyLength, 512);
+  assert.ok(rl.settings.some((s) => s.name === 'limit' && s.description.length > 0));
+  const err = new rl.RlError('RL_E_TIMEOUT', 'slow');
+  assert.ok(err instanceof Error);
+  assert.equal(err.name, 'RlError');
+});
+
+for (const config of storeConfigs) {
+  const openManual = () => rl.open(withQuery(config.url, 'clock=manual'), {}, { inline: config.inline });
+
+  test(`decisions on ${config.label}`, async () => {
+    const store = await openManual();
+    assert.equal(store.manualClock, true);
+    store.clock.set(1000000);
+    const limiter = store.limiter({ algorithm: 'gcra', limit: '10/s', burst: 2, name: uniqueName('api') });
+    assert.deepEqual(limiter.settings, { algorithm: 'gcra', limit: '10/s', burst: '2', name: limiter.settings.name });
+    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100 });
+    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200 });
+    // Denied is a decision, not an error; microseconds become fractional ms.
+    store.clock.advance(12345);
+    assert.deepEqual(await limiter.acquire('k'), {
+      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655,
+    });
+    // Above the burst: never (-1).
+    assert.equal((await limiter.acquire('k', 3)).retryAfterMs, -1);
+    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655 });
+    assert.equal((await limiter.refund('k', 1)).remaining, 1);
+    assert.equal(await limiter.reset('k'), undefined);
+    assert.equal((await limiter.peek('k', 0)).remaining, 2);
+    // Binary keys are bytes: a Buffer and the string of the same bytes are one key.
+    await limiter.acquire(Buffer.from('bytes'));
+    assert.equal((await limiter.peek('bytes', 0)).remaining, 1);
+    store.close();
+    assert.equal(store.closed, true);
+    store.close(); // idempotent
+  });
+
+  test(`acquireBatch on ${config.label}`, async () => {
+    const store = await openManual();
+    const limiter = store.limiter({ limit: '2/1h', name: uniqueName('batch') });
+    const decisions = await limiter.acquireBatch([{ key: 'a' }, { key: 'a' }, { key: 'a' }, { key: 'b', cost: 2 }, { key: 'c', cost: 3 }]);
+    assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false, true, false]);
+    assert.deepEqual(decisions.map((d) => d.remaining), [1, 0, 0, 0, 2]);
+    store.close();
+  });
+
+  test(`acquireWait on a manual clock returns the first decision on ${config.label}`, async () => {
+    const store = await openManual();
+    const limiter = store.limiter({ limit: '1/1h', name: uniqueName('waitmanual') });
+    assert.equal((await limiter.acquireWait('k')).allowed, true);
+    const denied = await limiter.acquireWait('k', 1, { timeoutMs: Infinity });
+    assert.equal(denied.allowed, false);
+    assert.equal(denied.retryAfterMs, 3600000);
+    store.close();
+  });
+
+  test(`acquireWait waits as told, gives up at its timeout, and honours abort on ${config.label}`, async () => {
+    const store = await rl.open(config.url, {}, { inline: config.inline });
+    // 1000/s with a burst of 1: the second call is told to retry in about 1 ms.
+    const fast = store.limiter({ limit: '1000/1s', burst: 1, name: uniqueName('waitfast') });
+    await fast.acquire('k');
+    assert.equal((await fast.acquireWait('k', 1, { timeoutMs: 1000 })).allowed, true);
+    // 1 per hour: waiting would pass any short timeout, so the denial returns at once.
+    const slow = store.limiter({ limit: '1/1h', name: uniqueName('waitslow') });
+    await slow.acquire('k');
+    const started = performance.now();
+    const denied = await slow.acquireWait('k', 1, { timeoutMs: 60000 });
+    assert.equal(denied.allowed, false);
+    assert.ok(performance.now() - started < 30000);
+    // Cost above the burst: never, returned at once even without a timeout.
+    assert.equal((await slow.acquireWait('k', 2)).retryAfterMs, -1);
+    // Abort while waiting (the wait would be an hour long).
+    const controller = new AbortController();
+    const waiting = slow.acquireWait('k', 1, { signal: controller.signal });
+    const reason = new Error('client went away');
+    setImmediate(() => controller.abort(reason));
+    await assert.rejects(waiting, (err) => err === reason);
+    store.close();
+  });
+
+  test(`Symbol.asyncDispose closes the store on ${config.label}`, async () => {
+    const store = await rl.open(config.url, {}, { inline: config.inline });
+    const limiter = store.limiter({ limit: '1/s' });
+    assert.equal(typeof Symbol.asyncDispose, 'symbol');
+    await store[Symbol.asyncDispose]();
+    assert.equal(store.closed, true);
+    await assert.rejects(limiter.acquire('k'), { code: 'RL_E_SHUTDOWN' });
+  });
+}

@@ -1,0 +1,180 @@
+'use strict';
+// Every method with bad input: a value of the wrong JS type is a TypeError
+// before anything reaches librl; a value librl refuses is an RlError whose
+// code is the C status and whose message names the argument. Never a crash.
+const test = require('node:test');
+const assert = require('node:assert');
+const rl = require('..');
+const native = require('../lib/native');
+const { storeConfigs } = require('./support/stores');
+
+const rlError = (code, pattern) => (err) => {
+  assert.ok(err instanceof rl.RlError, `expected RlError, got ${err}`);
+  assert.equal(err.code, code);
+  assert.match(err.message, pattern);
+  return true;
+};
+const typeError = (pattern) => (err) => {
+  assert.ok(err instanceof TypeError, `expected TypeError, got ${err}`);
+  assert.match(err.message, pattern);
+  return true;
+};
+
+const WRONG_KEYS = [42, null, undefined, {}, ['k'], new Uint16Array(2), Symbol('k'), () => 'k'];
+const WRONG_COSTS = ['1', 1.5, NaN, Infinity, -Infinity, null, {}, [1], true, 2 ** 53];
+
+test('open', async () => {
+  for (const url of [undefined, 42, null, new URL('memory://')]) {
+    await assert.rejects(rl.open(url), typeError(/url/));
+  }
+  await assert.rejects(rl.open('memory://', 'clock=manual'), typeError(/settings/));
+  await assert.rejects(rl.open('memory://', { clock: {} }), typeError(/clock/));
+  await assert.rejects(rl.open('memory://', {}, { inline: 'yes' }), typeError(/inline/));
+  await assert.rejects(rl.open('nope://x'), rlError('RL_E_INVALID_ARG', /scheme/));
+  await assert.rejects(rl.open(''), rlError('RL_E_INVALID_ARG', /url/));
+  await assert.rejects(rl.open('memory://?bogus=1'), rlError('RL_E_INVALID_ARG', /bogus/));
+  await assert.rejects(rl.open('memory://', { clock: 'sundial' }), rlError('RL_E_INVALID_ARG', /clock/));
+  await assert.rejects(rl.open('memory://', { timeoutMs: -5 }), rlError('RL_E_INVALID_ARG', /timeout_ms/));
+  await assert.rejects(rl.open('memory://', { limit: '1/s' }), rlError('RL_E_INVALID_ARG', /limit/));
+});
+
+test('store.limiter', async () => {
+  const store = await rl.open('memory://');
+  for (const options of [undefined, null, 'gcra', 42]) {
+    assert.throws(() => store.limiter(options), typeError(/options/));
+  }
+  assert.throws(() => store.limiter({ limit: {} }), typeError(/limit/));
+  assert.throws(() => store.limiter({ limit: '1/s', burst: null }), typeError(/burst/));
+  assert.throws(() => store.limiter({ limit: '1/s', burst: NaN }), typeError(/burst/));
+  assert.throws(() => store.limiter({}), rlError('RL_E_INVALID_ARG', /limit/));
+  for (const limit of ['', 'abc', '0/s', '-1/s', '10/0s', '10/xs', '10/', '/s', '1.5/s', '10/s,', '2000000000000/s']) {
+    assert.throws(() => store.limiter({ limit }), rlError('RL_E_INVALID_ARG', /limit/), limit);
+  }
+  assert.throws(() => store.limiter({ limit: '1/s', algorithm: 'leaky' }), rlError('RL_E_INVALID_ARG', /algorithm/));
+  assert.throws(() => store.limiter({ limit: '1/s', burst: 0 }), rlError('RL_E_INVALID_ARG', /burst/));
+  assert.throws(() => store.limiter({ limit: '1/s', name: 'a{b}' }), rlError('RL_E_INVALID_ARG', /name/));
+  assert.throws(() => store.limiter({ limit: '1/s', name: 'x'.repeat(65) }), rlError('RL_E_INVALID_ARG', /name/));
+  assert.throws(() => store.limiter({ limit: '1/s', clock: 'manual' }), rlError('RL_E_INVALID_ARG', /clock/));
+  assert.throws(() => store.limiter({ limit: '1/s', colour: 'red' }), rlError('RL_E_INVALID_ARG', /colour/));
+  store.close();
+});
+
+test('native handles are type-tagged: a forged or swapped handle is a TypeError', async () => {
+  const store = await rl.open('memory://');
+  const limiter = store.limiter({ limit: '1/s' });
+  assert.throws(() => native.call({}, native.ops.acquire, 'k', 1), typeError(/limiter/));
+  assert.throws(() => native.limiterNew({}, ['limit', '1/s']), typeError(/store/));
+  assert.throws(() => native.close(null), typeError(/store/));
+  // A store handle where a limiter handle belongs, and the reverse.
+  const storeHandle = await native.open('memory://', [], true);
+  assert.throws(() => native.call(storeHandle, native.ops.acquire, 'k', 1), typeError(/limiter/));
+  const limiterHandle = native.limiterNew(storeHandle, ['limit', '1/s']);
+  assert.throws(() => native.close(limiterHandle), typeError(/store/));
+  assert.throws(() => native.call(limiterHandle, 9, 'k', 1), typeError(/op/));
+  native.close(storeHandle);
+  await limiter.acquire('k');
+  store.close();
+});
+
+for (const config of storeConfigs) {
+  test(`limiter methods on ${config.label}`, async () => {
+    const store = await rl.open(config.url, {}, { inline: config.inline });
+    const limiter = store.limiter({ limit: '10/s', name: 'badinput' });
+    const calls = {
+      acquire: (key, cost) => limiter.acquire(key, cost),
+      peek: (key, cost) => limiter.peek(key, cost),
+      refund: (key, cost) => limiter.refund(key, cost),
+      acquireWait: (key, cost) => limiter.acquireWait(key, cost, { timeoutMs: 0 }),
+      acquireBatch: (key, cost) => limiter.acquireBatch([{ key: 'ok' }, { key, cost }]),
+    };
+    for (const [method, call] of Object.entries(calls)) {
+      const keyName = method === 'acquireBatch' ? /requests\[1\]\.key/ : /key/;
+      const costName = method === 'acquireBatch' ? /requests\[1\]\.cost/ : /cost/;
+      for (const key of WRONG_KEYS) {
+        if (method === 'acquireBatch' && key === undefined) continue; // a missing key is the empty key
+        await assert.rejects(call(key, 1), typeError(keyName), `${method} key ${String(key)}`);
+      }
+      for (const cost of WRONG_COSTS) {
+        await assert.rejects(call('k', cost), typeError(costName), `${method} cost ${String(cost)}`);
+      }
+      await assert.rejects(call('k', 2n ** 64n), RangeError);
+      await assert.rejects(call('', 1), rlError('RL_E_INVALID_ARG', keyName), `${method} empty key`);
+      await assert.rejects(call('x'.repeat(513), 1), rlError('RL_E_INVALID_ARG', /513 bytes/));
+      // 171 euro signs are 171 characters but 513 bytes of UTF-8.
+      await assert.rejects(call('€'.repeat(171), 1), rlError('RL_E_INVALID_ARG', /513 bytes/));
+      await assert.rejects(call(Buffer.alloc(513), 1), rlError('RL_E_INVALID_ARG', /513 bytes/));
+      await assert.rejects(call('k', -1), rlError('RL_E_INVALID_ARG', /negative/));
+      await assert.rejects(call('k', -1n), rlError('RL_E_INVALID_ARG', /negative/));
+      await assert.rejects(call('k', 2 ** 41), rlError('RL_E_INVALID_ARG', /2\^40/));
+      if (method !== 'peek') await assert.rejects(call('k', 0), rlError('RL_E_INVALID_ARG', costName));
+    }
+    // The longest key and binary keys are fine.
+    assert.equal((await limiter.acquire('x'.repeat(512))).allowed, true);
+    assert.equal((await limiter.acquire(Buffer.from([0, 0xff, 0x7b, 0x7d]))).allowed, true);
+    assert.equal((await limiter.peek('k', 0)).allowed, true);
+
+    for (const key of WRONG_KEYS) await assert.rejects(limiter.reset(key), typeError(/key/));
+    await assert.rejects(limiter.reset(''), rlError('RL_E_INVALID_ARG', /key/));
+
+    for (const requests of [undefined, null, 'k', { key: 'k' }]) {
+      await assert.rejects(limiter.acquireBatch(requests), typeError(/requests/));
+    }
+    await assert.rejects(limiter.acquireBatch(['k']), typeError(/requests\[0\]/));
+    await assert.rejects(limiter.acquireBatch([]), rlError('RL_E_INVALID_ARG', /count/));
+
+    for (const timeoutMs of ['1', null, NaN]) {
+      await assert.rejects(limiter.acquireWait('k', 1, { timeoutMs }), typeError(/timeoutMs/));
+    }
+    await assert.rejects(limiter.acquireWait('k', 1, { timeoutMs: -1 }), rlError('RL_E_INVALID_ARG', /timeoutMs/));
+    await assert.rejects(limiter.acquireWait('k', 1, { signal: {} }), typeError(/signal/));
+    const reason = new Error('stop');
+    await assert.rejects(limiter.acquireWait('k', 1, { signal: AbortSignal.abort(reason) }), (err) => err === reason);
+
+    store.close();
+    for (const call of [() => limiter.acquire('k'), () => limiter.peek('k'), () => limiter.refund('k'),
+      () => limiter.reset('k'), () => limiter.acquireBatch([{ key: 'k' }]), () => limiter.acquireWait('k')]) {
+      await assert.rejects(call(), rlError('RL_E_SHUTDOWN', /closed/));
+    }
+    // Type errors still come first on a closed store.
+    await assert.rejects(limiter.acquire(42), TypeError);
+  });
+}
+
+test('the manual clock', async () => {
+  const manual = await rl.open('memory://?clock=manual');
+  assert.throws(() => manual.clock.advance(-1), rlError('RL_E_INVALID_ARG', /./));
+  assert.throws(() => manual.clock.advance(1.5), typeError(/us/));
+  assert.throws(() => manual.clock.set('0'), typeError(/us/));
+  manual.clock.set(10);
+  assert.throws(() => manual.clock.set(5), rlError('RL_E_INVALID_ARG', /./));
+  manual.close();
+  const monotonic = await rl.open('memory://');
+  assert.equal(monotonic.manualClock, false);
+  assert.throws(() => monotonic.clock.advance(1), rlError('RL_E_INVALID_ARG', /clock=manual/));
+  monotonic.close();
+});
+
+test('middleware and RedisTokenBucket options', async () => {
+  const store = await rl.open('memory://');
+  const limiter = store.limiter({ limit: '1/s' });
+  assert.throws(() => rl.middleware(), typeError(/limiter/));
+  assert.throws(() => rl.middleware({ limiter: {} }), typeError(/limiter/));
+  assert.throws(() => rl.middleware({ limiter, key: 'ip' }), typeError(/key/));
+  assert.throws(() => rl.middleware({ limiter, cost: 1 }), typeError(/cost/));
+  store.close();
+
+  const { RedisTokenBucket } = rl;
+  assert.throws(() => new RedisTokenBucket(42, 'k', 1, 1), typeError(/redisOptionsOrUrl/));
+  assert.throws(() => new RedisTokenBucket('memory://', '', 1, 1), typeError(/key/));
+  assert.throws(() => new RedisTokenBucket('memory://', 'k', 0, 1), typeError(/capacity/));
+  assert.throws(() => new RedisTokenBucket('memory://', 'k', 1.5, 1), typeError(/capacity/));
+  assert.throws(() => new RedisTokenBucket('memory://', 'k', 1, 0), typeError(/refillRate/));
+  assert.throws(() => new RedisTokenBucket('memory://', 'k', 1, '1'), typeError(/refillRate/));
+  assert.throws(() => new RedisTokenBucket('memory://', 'k', 1, 1, { onError: 1 }), typeError(/onError/));
+  const bucket = new RedisTokenBucket('memory://', 'k', 1, 1);
+  await assert.rejects(bucket.allowRequest(-1), rlError('RL_E_INVALID_ARG', /cost/));
+  await assert.rejects(bucket.allowRequest('1'), TypeError);
+  await assert.rejects(bucket.getTimeUntilNextToken(1.5), TypeError);
+  await assert.rejects(new RedisTokenBucket('bogus://', 'k', 1, 1).allowRequest(), rlError('RL_E_INVALID_ARG', /scheme/));
+  RedisTokenBucket.closeAll();
+});

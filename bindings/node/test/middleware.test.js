@@ -1,0 +1,86 @@
+'use strict';
+// The middleware through real HTTP requests against the example server
+// (examples/node/http-server.js: 5 requests a minute per API key, /bulk
+// costs 5), on a manual clock so that every header value is exact.
+const test = require('node:test');
+const assert = require('node:assert');
+const path = require('node:path');
+const { startServer } = require(path.resolve(__dirname, '..', '..', '..', 'examples', 'node', 'http-server.js'));
+const { storeConfigs, withQuery } = require('./support/stores');
+
+async function get(port, urlPath, apiKey) {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: { 'x-api-key': apiKey } });
+  return {
+    status: res.status,
+    policy: res.headers.get('ratelimit-policy'),
+    rateLimit: res.headers.get('ratelimit'),
+    retryAfter: res.headers.get('retry-after'),
+    body: await res.text(),
+  };
+}
+
+// Redis keys outlive a run: each run uses API keys of its own.
+const runId = `${process.pid}-${Date.now()}`;
+
+for (const config of storeConfigs.filter((c) => c.inline)) {
+  test(`the example server limits and labels requests on ${config.label}`, async () => {
+    const app = await startServer({ url: withQuery(config.url, 'clock=manual'), port: 0 });
+    try {
+      const alice = `alice-${runId}`;
+      // gcra 5/1m: one unit every 12 s, so a full bucket refills in 60 s.
+      for (let i = 1; i <= 5; i++) {
+        const r = await get(app.port, '/hello', alice);
+        assert.equal(r.status, 200);
+        assert.equal(r.policy, '"api";q=5;w=60');
+        assert.equal(r.rateLimit, `"api";r=${5 - i};t=${12 * i}`);
+        assert.equal(r.retryAfter, null);
+        assert.deepEqual(JSON.parse(r.body), { hello: alice, path: '/hello' });
+      }
+      const denied = await get(app.port, '/hello', alice);
+      assert.equal(denied.status, 429);
+      assert.equal(denied.policy, '"api";q=5;w=60');
+      assert.equal(denied.rateLimit, '"api";r=0;t=60');
+      assert.equal(denied.retryAfter, '12');
+      assert.equal(denied.body, 'Too Many Requests\n');
+
+      // Another key has its own budget; /bulk takes 5 units at once.
+      const bob = `bob-${runId}`;
+      assert.equal((await get(app.port, '/bulk', bob)).rateLimit, '"api";r=0;t=60');
+      const bulkAgain = await get(app.port, '/bulk', bob);
+      assert.equal(bulkAgain.status, 429);
+      assert.equal(bulkAgain.retryAfter, '60');
+
+      // 11.5 s later alice still waits (Retry-After rounds up), at 12 s she is in.
+      app.store.clock.advance(11500000);
+      const early = await get(app.port, '/hello', alice);
+      assert.equal(early.status, 429);
+      assert.equal(early.retryAfter, '1');
+      app.store.clock.advance(500000);
+      assert.equal((await get(app.port, '/hello', alice)).status, 200);
+
+      // A limiter failure reaches the server's error path (here: 503).
+      app.store.close();
+      const failed = await get(app.port, '/hello', alice);
+      assert.equal(failed.status, 503);
+      assert.equal(failed.body, 'rate limiter unavailable: RL_E_SHUTDOWN\n');
+      assert.equal(failed.rateLimit, null);
+    } finally {
+      app.close();
+    }
+  });
+}
+
+test('a cost above the burst is 429 without Retry-After (it can never be admitted)', async () => {
+  const rl = require('..');
+  const store = await rl.open('memory://');
+  const limiter = store.limiter({ limit: '10/s, 100/1h', name: 'multi' });
+  const headers = {};
+  let status = 0;
+  const res = { setHeader: (n, v) => (headers[n] = v), end() {}, set statusCode(s) { status = s; } };
+  const rateLimit = rl.middleware({ limiter, key: () => 'k', cost: () => 11 });
+  await rateLimit({}, res, () => assert.fail('next must not be called'));
+  assert.equal(status, 429);
+  assert.equal(headers['Retry-After'], undefined);
+  assert.equal(headers['RateLimit-Policy'], '"multi-0";q=10;w=1, "multi-1";q=100;w=3600');
+  store.close();
+});
