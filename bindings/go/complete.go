@@ -1,0 +1,42 @@
+package rl
+
+// #include "shim.h"
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+// The completions of asynchronous calls. rl runs them on its own thread,
+// exactly once per started call; they take (and so delete) the call's
+// handle and hand the result to the waiting goroutine through its one-slot
+// channel, which never blocks, so rl's thread is back at once.
+//
+// (A completion queue drained by a goroutine parked on an eventfd was
+// measured too: same throughput at 64 goroutines, about 35us slower at one,
+// since the netpoller's wake-up is one more hop than this.)
+
+//export rlgoCompleteCall
+func rlgoCompleteCall(handle C.uintptr_t, status C.int, decision *C.rl_decision, err *C.rl_error) {
+	p := takeHandle(cgo.Handle(handle)).(*pendingCall)
+	if status != C.RL_OK {
+		p.done <- callResult{err: errorOf(status, err)}
+		return
+	}
+	p.done <- callResult{decision: decisionOf(decision)}
+}
+
+//export rlgoCompleteBatch
+func rlgoCompleteBatch(handle C.uintptr_t, status C.int, decisions *C.rl_decision, count C.size_t, err *C.rl_error) {
+	p := takeHandle(cgo.Handle(handle)).(*pendingBatch)
+	if status != C.RL_OK {
+		p.done <- batchResult{err: errorOf(status, err)}
+		return
+	}
+	out := make([]Decision, count)
+	for i, d := range unsafe.Slice(decisions, count) {
+		out[i] = decisionOf(&d)
+	}
+	p.done <- batchResult{decisions: out}
+}

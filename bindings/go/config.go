@@ -1,0 +1,96 @@
+package rl
+
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Algorithm names a rate-limiting algorithm (docs/algorithms.md).
+type Algorithm string
+
+const (
+	GCRA          Algorithm = "gcra"
+	TokenBucket   Algorithm = "token_bucket"
+	SlidingLog    Algorithm = "sliding_log"
+	SlidingWindow Algorithm = "sliding_window"
+	FixedWindow   Algorithm = "fixed_window"
+)
+
+// Config describes a limiter. Zero fields are left to rl's defaults; rl
+// validates every value and names the one that is wrong.
+type Config struct {
+	Algorithm Algorithm // default GCRA
+	Limit     string    // required: "100/1m", or several: "10/s, 1000/h"
+	Burst     int64     // capacity of gcra and token_bucket; 0: the limit
+	Name      string    // namespace of the limiter's keys; default "default"
+	// Settings are further rl_config settings ("granularity", ...; see
+	// rl_config_describe), applied in order after the fields above.
+	Settings []Setting
+}
+
+// Setting is one rl_config key and value, both as text.
+type Setting struct {
+	Key, Value string
+}
+
+// settings lists every setting of c in the order rl receives them.
+func (c Config) settings() []Setting {
+	var out []Setting
+	add := func(key, value string) {
+		if value != "" {
+			out = append(out, Setting{key, value})
+		}
+	}
+	add("algorithm", string(c.Algorithm))
+	add("limit", c.Limit)
+	if c.Burst != 0 {
+		add("burst", strconv.FormatInt(c.Burst, 10))
+	}
+	add("name", c.Name)
+	return append(out, c.Settings...)
+}
+
+// newConfig builds the rl_config of c; the caller frees it.
+func (c Config) newConfig() (*C.rl_config, error) {
+	cfg := C.rl_config_new()
+	if cfg == nil {
+		return nil, newError(StatusNoMemory, "config: out of memory")
+	}
+	for _, s := range c.settings() {
+		if err := setConfig(cfg, s); err != nil {
+			C.rl_config_free(cfg)
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+func setConfig(cfg *C.rl_config, s Setting) error {
+	if err := checkCString(s.Key, "setting key"); err != nil {
+		return err
+	}
+	if err := checkCString(s.Value, s.Key); err != nil {
+		return err
+	}
+	key, value := C.CString(s.Key), C.CString(s.Value)
+	defer C.free(unsafe.Pointer(key))
+	defer C.free(unsafe.Pointer(value))
+	var cerr *C.rl_error
+	if st := C.rl_config_set(cfg, key, value, &cerr); st != C.RL_OK {
+		return takeError(st, cerr)
+	}
+	return nil
+}
+
+// checkCString refuses text that C would silently cut at a NUL byte.
+func checkCString(text, what string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return newError(StatusInvalidArgument, what+": contains a NUL byte")
+	}
+	return nil
+}

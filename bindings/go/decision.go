@@ -1,0 +1,43 @@
+package rl
+
+// #include "shim.h"
+import "C"
+
+import "time"
+
+// Never is the RetryAfter of a request that can never be admitted: its cost
+// is above the burst. It is -1 (one negative nanosecond), never a wait.
+const Never time.Duration = -1
+
+// Decision is the answer to a request. Being denied (Allowed false) is a
+// decision, not an error.
+type Decision struct {
+	// Allowed is true when the request was admitted and its cost recorded.
+	Allowed bool
+	// Limit is the limit (units per window) of the limit that decided.
+	Limit int64
+	// Remaining is how many more units one more request could take now.
+	Remaining int64
+	// RetryAfter is 0 when allowed; else the wait until the same request
+	// would be admitted, or Never (-1) when it never can be.
+	RetryAfter time.Duration
+	// ResetAfter is the time until the key is back to its full capacity.
+	ResetAfter time.Duration
+}
+
+func decisionOf(d *C.rl_decision) Decision {
+	return Decision{
+		Allowed:    d.allowed != 0,
+		Limit:      int64(d.limit),
+		Remaining:  int64(d.remaining),
+		RetryAfter: durationOf(d.retry_after_us),
+		ResetAfter: durationOf(d.reset_after_us),
+	}
+}
+
+func durationOf(us C.int64_t) time.Duration {
+	if us < 0 {
+		return Never
+	}
+	return time.Duration(us) * time.Microsecond
+}

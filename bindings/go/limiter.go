@@ -1,0 +1,143 @@
+package rl
+
+// #include "shim.h"
+import "C"
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Limiter applies one policy (algorithm, limits, name) over a store. It is
+// safe for concurrent use. Keys are any bytes, 1 to 512 of them.
+//
+// Every call runs asynchronously in rl and waits on a channel, so goroutines
+// waiting on Redis park like any other goroutine instead of holding an OS
+// thread each. If ctx ends first the call returns ctx.Err() at once; the
+// reply, when it comes, is dropped (an acquire may still have been counted).
+type Limiter struct {
+	mu      sync.RWMutex  // Close takes it to free c; calls hold it shared
+	c       *C.rl_limiter // nil once closed
+	store   *Store        // kept reachable: dropping it would close it
+	config  Config
+	cleanup runtime.Cleanup
+}
+
+// The operations of rl_limiter_call_async.
+type op C.int
+
+const (
+	opAcquire op = C.RL_OP_ACQUIRE
+	opPeek    op = C.RL_OP_PEEK
+	opRefund  op = C.RL_OP_REFUND
+	opReset   op = C.RL_OP_RESET
+)
+
+// Acquire asks for cost units of key, recording them when admitted.
+func (l *Limiter) Acquire(ctx context.Context, key string, cost int64) (Decision, error) {
+	return l.call(ctx, opAcquire, key, cost)
+}
+
+// Peek decides a request of cost units without recording anything; cost 0
+// describes the key as it is.
+func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Decision, error) {
+	return l.call(ctx, opPeek, key, cost)
+}
+
+// Refund gives cost units back to key (never beyond full capacity) and
+// describes the key afterwards.
+func (l *Limiter) Refund(ctx context.Context, key string, cost int64) (Decision, error) {
+	return l.call(ctx, opRefund, key, cost)
+}
+
+// Reset forgets all state of key: it is back to full capacity.
+func (l *Limiter) Reset(ctx context.Context, key string) error {
+	_, err := l.call(ctx, opReset, key, 0)
+	return err
+}
+
+// Config is the configuration the limiter was made with.
+func (l *Limiter) Config() Config { return l.config }
+
+// Close frees the limiter. Calls in flight still complete; later calls fail
+// with ErrShutdown. Idempotent.
+func (l *Limiter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c != nil {
+		l.cleanup.Stop()
+		freeLimiter(l.c)
+		l.c = nil
+	}
+	return nil
+}
+
+func freeLimiter(c *C.rl_limiter) {
+	C.rl_limiter_free(c)
+	liveLimiters.Add(-1)
+}
+
+// callResult is what a completion hands to the goroutine waiting for it.
+type callResult struct {
+	decision Decision
+	err      error
+}
+
+// pendingCall is the value behind the cgo.Handle of one call in flight.
+// done has room for the one result, so the completion never blocks, even
+// when nobody waits any more.
+type pendingCall struct {
+	done chan callResult
+}
+
+func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decision, error) {
+	if err := checkContext(ctx); err != nil {
+		return Decision{}, err
+	}
+	p := &pendingCall{done: make(chan callResult, 1)}
+	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
+		return C.rlgo_call_async(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost), h, cerr)
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	select {
+	case r := <-p.done:
+		return r.decision, r.err
+	case <-ctx.Done():
+		return Decision{}, ctx.Err()
+	}
+}
+
+// start makes the handle of pending and runs begin on the native limiter.
+// If begin fails the callback will never run, so the handle is taken here.
+func (l *Limiter) start(pending any, begin func(*C.rl_limiter, C.uintptr_t, **C.rl_error) C.rl_status) error {
+	if l == nil {
+		return newError(StatusInvalidArgument, "limiter: is nil")
+	}
+	h := newHandle(pending)
+	var cerr *C.rl_error
+	l.mu.RLock()
+	st := C.rl_status(C.RL_E_SHUTDOWN)
+	if l.c != nil {
+		st = begin(l.c, C.uintptr_t(h), &cerr)
+	}
+	l.mu.RUnlock()
+	runtime.KeepAlive(l)
+	if st == C.RL_OK {
+		return nil
+	}
+	takeHandle(h)
+	if cerr == nil {
+		return newError(StatusShutdown, "limiter: closed")
+	}
+	return takeError(st, cerr)
+}
+
+// cKey passes the bytes of key to C without a copy: rl copies the key
+// before the call returns, and the bytes hold no Go pointers.
+func cKey(key string) *C.char {
+	return (*C.char)(unsafe.Pointer(unsafe.StringData(key)))
+}

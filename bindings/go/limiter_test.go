@@ -1,0 +1,167 @@
+package rl
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestGCRAAdmitsTheBurstThenDenies(t *testing.T) {
+	ctx := context.Background()
+	lim := newLimiter(t, openManual(t), Config{Algorithm: GCRA, Limit: "100/1m", Burst: 20, Name: "api"})
+	for i := 0; i < 20; i++ {
+		d, err := lim.Acquire(ctx, "user", 1)
+		if err != nil || !d.Allowed {
+			t.Fatalf("acquire %d: %+v, %v", i, d, err)
+		}
+		if d.Remaining != int64(19-i) || d.Limit != 100 {
+			t.Fatalf("acquire %d: %+v", i, d)
+		}
+	}
+	d, err := lim.Acquire(ctx, "user", 1)
+	if err != nil || d.Allowed {
+		t.Fatalf("21st acquire: %+v, %v (a denial is not an error)", d, err)
+	}
+	if d.RetryAfter != 600*time.Millisecond {
+		t.Fatalf("RetryAfter = %v, want 600ms (one emission interval)", d.RetryAfter)
+	}
+}
+
+func TestCostAboveBurstIsNeverAdmitted(t *testing.T) {
+	lim := newLimiter(t, openManual(t), Config{Limit: "10/s"})
+	d, err := lim.Acquire(context.Background(), "k", 11)
+	if err != nil || d.Allowed || d.RetryAfter != Never {
+		t.Fatalf("got %+v, %v; want a denial with RetryAfter Never", d, err)
+	}
+}
+
+func TestPeekRefundResetAndTheManualClock(t *testing.T) {
+	ctx := context.Background()
+	s := openManual(t)
+	lim := newLimiter(t, s, Config{Limit: "10/s"})
+	if _, err := lim.Acquire(ctx, "k", 10); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := lim.Peek(ctx, "k", 1); d.Allowed || d.Remaining != 0 {
+		t.Fatalf("peek on an empty key: %+v", d)
+	}
+	if d, _ := lim.Refund(ctx, "k", 3); d.Remaining != 3 {
+		t.Fatalf("after refund 3: %+v", d)
+	}
+	if err := s.AdvanceClock(100 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := lim.Peek(ctx, "k", 0); d.Remaining != 4 {
+		t.Fatalf("100ms later: %+v, want remaining 4", d)
+	}
+	if err := lim.Reset(ctx, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := lim.Peek(ctx, "k", 0); d.Remaining != 10 || d.ResetAfter != 0 {
+		t.Fatalf("after reset: %+v", d)
+	}
+	if err := s.SetClock(5_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetClock(1); err == nil {
+		t.Fatal("SetClock back in time succeeded")
+	}
+}
+
+func TestAcquireBatchDecidesEachInOrder(t *testing.T) {
+	lim := newLimiter(t, openManual(t), Config{Limit: "2/s"})
+	ds, err := lim.AcquireBatch(context.Background(), []Request{{"a", 1}, {"a", 1}, {"a", 1}, {"b", 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, true, false, true}
+	for i, d := range ds {
+		if d.Allowed != want[i] {
+			t.Fatalf("decision %d: %+v, want allowed %v", i, d, want[i])
+		}
+	}
+}
+
+func TestAllowAtMostTakesWhatIsLeft(t *testing.T) {
+	ctx := context.Background()
+	lim := newLimiter(t, openManual(t), Config{Limit: "10/s"})
+	if n, d, err := lim.AllowAtMost(ctx, "k", 7); n != 7 || !d.Allowed || err != nil {
+		t.Fatalf("first: %d %+v %v", n, d, err)
+	}
+	if n, d, err := lim.AllowAtMost(ctx, "k", 7); n != 3 || d.Remaining != 0 || err != nil {
+		t.Fatalf("second: %d %+v %v", n, d, err)
+	}
+	if n, d, err := lim.AllowAtMost(ctx, "k", 7); n != 0 || d.Allowed || err != nil {
+		t.Fatalf("third: %d %+v %v", n, d, err)
+	}
+	if d, err := lim.AllowN(ctx, "other", 10); !d.Allowed || err != nil {
+		t.Fatalf("AllowN 10: %+v %v", d, err)
+	}
+	if d, err := lim.Allow(ctx, "other"); d.Allowed || err != nil {
+		t.Fatalf("Allow after AllowN took all: %+v %v", d, err)
+	}
+}
+
+func TestAcquireWaitOnManualClockReturnsTheFirstDecision(t *testing.T) {
+	ctx := context.Background()
+	lim := newLimiter(t, openManual(t), Config{Limit: "1/h"})
+	lim.Acquire(ctx, "k", 1)
+	d, err := lim.AcquireWait(ctx, "k", 1)
+	if err != nil || d.Allowed || d.RetryAfter != time.Hour {
+		t.Fatalf("got %+v, %v", d, err)
+	}
+}
+
+func TestAcquireWaitWaitsOnARealClock(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, "memory://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lim := newLimiter(t, s, Config{Limit: "100/s", Burst: 1})
+	lim.Acquire(ctx, "k", 1)
+	// The second unit comes 10ms later: AcquireWait must be admitted.
+	d, err := lim.AcquireWait(ctx, "k", 1)
+	if err != nil || !d.Allowed {
+		t.Fatalf("got %+v, %v", d, err)
+	}
+	// With a deadline shorter than the wait it answers the denial at once.
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	d, err = lim.AcquireWait(short, "k", 1)
+	if err != nil || d.Allowed {
+		t.Fatalf("short deadline: %+v, %v; want the denial and no error", d, err)
+	}
+	// A canceled ctx while waiting ends the wait with ctx.Err().
+	lim2 := newLimiter(t, s, Config{Limit: "1/h"})
+	lim2.Acquire(ctx, "k", 1)
+	canceled, cancel2 := context.WithCancel(ctx)
+	time.AfterFunc(10*time.Millisecond, cancel2)
+	if _, err := lim2.AcquireWait(canceled, "k", 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled wait: %v", err)
+	}
+}
+
+func TestStatusNamesMatchLibrary(t *testing.T) {
+	if len(statusNames) < len(generatedStatusNames) {
+		t.Fatalf("library knows %d statuses, rl.h had %d", len(statusNames), len(generatedStatusNames))
+	}
+	for i, name := range generatedStatusNames {
+		if statusNames[i] != name {
+			t.Fatalf("status %d: library says %q, generated %q (run go generate)", i, statusNames[i], name)
+		}
+	}
+	if got := StatusTimeout.String(); got != "RL_E_TIMEOUT" {
+		t.Fatalf("StatusTimeout.String() = %q", got)
+	}
+	err := error(newError(StatusShutdown, "store: closed"))
+	if !errors.Is(err, ErrShutdown) || errors.Is(err, ErrTimeout) {
+		t.Fatal("errors.Is does not match by status")
+	}
+	var rlErr *Error
+	if !errors.As(err, &rlErr) || rlErr.Message != "store: closed" {
+		t.Fatalf("errors.As: %v", rlErr)
+	}
+}

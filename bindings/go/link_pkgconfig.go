@@ -1,0 +1,9 @@
+//go:build rl_pkgconfig
+
+package rl
+
+// With `-tags rl_pkgconfig` the package finds an installed rl (the deb or
+// rpm, or `cmake --install`) through pkg-config's rl.pc.
+
+// #cgo pkg-config: rl
+import "C"

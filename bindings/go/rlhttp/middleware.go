@@ -1,0 +1,114 @@
+// Package rlhttp is net/http middleware over an rl.Limiter: it answers 429
+// Too Many Requests when the limiter denies, and tells clients their quota
+// with the RateLimit-Policy and RateLimit header fields of the IETF draft
+// "RateLimit header fields for HTTP" and Retry-After.
+package rlhttp
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	rl "github.com/rl-dev/rl/bindings/go"
+)
+
+// Options tune the middleware; the zero value is ready to use.
+type Options struct {
+	// Key names whom a request counts against. Default: the client's IP
+	// address (the host of RemoteAddr).
+	Key func(*http.Request) string
+	// OnError answers when the limiter fails (Redis down, bad key...).
+	// Default: 503 Service Unavailable. rl's own on_failure setting decides
+	// whether such failures happen at all.
+	OnError func(http.ResponseWriter, *http.Request, error)
+}
+
+// Middleware limits next with lim: one unit per request.
+func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
+	if opts.Key == nil {
+		opts.Key = ClientIP
+	}
+	if opts.OnError == nil {
+		opts.OnError = func(w http.ResponseWriter, _ *http.Request, _ error) {
+			http.Error(w, "rate limiter unavailable", http.StatusServiceUnavailable)
+		}
+	}
+	headers := newHeaders(lim.Config())
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
+			if err != nil {
+				opts.OnError(w, r, err)
+				return
+			}
+			headers.set(w.Header(), d)
+			if !d.Allowed {
+				http.Error(w, "too many requests", http.StatusTooManyRequests)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// ClientIP is the host part of r.RemoteAddr. Behind a proxy, use a Key that
+// reads the header your proxy sets instead.
+func ClientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// headers writes the header fields of one limiter's decisions.
+type headers struct {
+	name   string  // the policy's name in the header fields
+	policy string  // RateLimit-Policy, "" when the limit was not understood
+	quotas []quota // to find which limit decided
+}
+
+func newHeaders(cfg rl.Config) headers {
+	h := headers{name: cfg.Name}
+	if h.name == "" {
+		h.name = "default"
+	}
+	quotas, err := parseQuotas(cfg.Limit)
+	if err != nil {
+		return h
+	}
+	h.quotas = quotas
+	items := make([]string, len(quotas))
+	for i, q := range quotas {
+		items[i] = fmt.Sprintf("%q;q=%d;w=%d", h.itemName(i), q.units, seconds(q.window))
+	}
+	h.policy = strings.Join(items, ", ")
+	return h
+}
+
+// itemName names the i-th limit: the limiter's name, with ".i" when it
+// has several.
+func (h headers) itemName(i int) string {
+	if len(h.quotas) < 2 {
+		return h.name
+	}
+	return fmt.Sprintf("%s.%d", h.name, i)
+}
+
+func (h headers) set(header http.Header, d rl.Decision) {
+	item := 0
+	for i, q := range h.quotas {
+		if q.units == d.Limit {
+			item = i
+			break
+		}
+	}
+	if h.policy != "" {
+		header.Set("RateLimit-Policy", h.policy)
+	}
+	header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", h.itemName(item), d.Remaining, seconds(d.ResetAfter)))
+	if !d.Allowed && d.RetryAfter != rl.Never {
+		header.Set("Retry-After", fmt.Sprint(seconds(d.RetryAfter)))
+	}
+}

@@ -1,0 +1,84 @@
+package rlhttp
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	rl "github.com/rl-dev/rl/bindings/go"
+)
+
+func TestMiddlewareAnswers429WithRateLimitHeaders(t *testing.T) {
+	store, err := rl.Open(context.Background(), "memory://?clock=manual")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	lim, err := store.Limiter(rl.Config{Limit: "2/1m", Name: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lim.Close()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("hello")) })
+	handler := Middleware(lim, Options{})(ok)
+
+	get := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = "192.0.2.1:5555"
+		handler.ServeHTTP(rec, req)
+		return rec
+	}
+	first := get()
+	if first.Code != 200 || first.Body.String() != "hello" {
+		t.Fatalf("first: %d %q", first.Code, first.Body.String())
+	}
+	if got := first.Header().Get("RateLimit-Policy"); got != `"api";q=2;w=60` {
+		t.Fatalf("RateLimit-Policy = %q", got)
+	}
+	if got := first.Header().Get("RateLimit"); got != `"api";r=1;t=30` {
+		t.Fatalf("RateLimit = %q", got)
+	}
+	get()
+	third := get()
+	if third.Code != http.StatusTooManyRequests {
+		t.Fatalf("third: %d, want 429", third.Code)
+	}
+	if got := third.Header().Get("Retry-After"); got != "30" {
+		t.Fatalf("Retry-After = %q, want 30", got)
+	}
+	if got := third.Header().Get("RateLimit"); got != `"api";r=0;t=60` {
+		t.Fatalf("RateLimit = %q", got)
+	}
+	store.AdvanceClock(30 * time.Second)
+	if rec := get(); rec.Code != 200 {
+		t.Fatalf("30s later: %d", rec.Code)
+	}
+}
+
+func TestMiddlewareFailsWith503WhenTheLimiterFails(t *testing.T) {
+	store, _ := rl.Open(context.Background(), "memory://")
+	lim, _ := store.Limiter(rl.Config{Limit: "2/1m"})
+	defer lim.Close()
+	store.Close()
+	rec := httptest.NewRecorder()
+	Middleware(lim, Options{})(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("got %d, want 503", rec.Code)
+	}
+}
+
+func TestParseQuotas(t *testing.T) {
+	q, err := parseQuotas("10/s, 1000/2h, 5/250ms")
+	want := []quota{{10, time.Second}, {1000, 2 * time.Hour}, {5, 250 * time.Millisecond}}
+	if err != nil || len(q) != 3 || q[0] != want[0] || q[1] != want[1] || q[2] != want[2] {
+		t.Fatalf("got %v, %v", q, err)
+	}
+	for _, bad := range []string{"10", "x/s", "10/fortnight"} {
+		if _, err := parseQuotas(bad); err == nil {
+			t.Fatalf("%q parsed", bad)
+		}
+	}
+}
