@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <vector>
 
 #include "rate.h"
@@ -26,7 +27,8 @@ inline Verdict combine(const Verdict* vs, size_t n) {
       out.limit = v.limit;
     }
     if (out.retry_after_us >= 0) {
-      out.retry_after_us = v.retry_after_us < 0 ? -1 : std::max(out.retry_after_us, v.retry_after_us);
+      out.retry_after_us =
+          v.retry_after_us < 0 ? -1 : std::max(out.retry_after_us, v.retry_after_us);
     }
     out.reset_after_us = std::max(out.reset_after_us, v.reset_after_us);
   }
@@ -37,7 +39,7 @@ inline Verdict combine(const Verdict* vs, size_t n) {
 // records something) and returns the decision. `changed` tells the caller
 // whether the states were written.
 template <class Algo>
-Verdict apply(Op op, std::vector<typename Algo::State>& states, const std::vector<Rate>& rates,
+Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<Rate>& rates,
               int64_t now, int64_t cost, bool& changed) {
   const size_t n = rates.size();
   std::array<Verdict, kMaxRates> vs;  // no allocation on the hot path
@@ -67,13 +69,16 @@ Verdict apply(Op op, std::vector<typename Algo::State>& states, const std::vecto
     return combine(vs.data(), n);
   }
   // Denied: nothing is consumed, so remaining and reset_after describe the
-  // unchanged state; retry_after still waits for every limit.
-  std::array<Verdict, kMaxRates> unchanged;
+  // unchanged state; retry_after still waits for every limit. A limit that
+  // denied already described its unchanged state; only those that admitted
+  // are asked again (a single limit never is).
   for (size_t i = 0; i < n; ++i) {
-    unchanged[i] = Algo::decide(states[i], rates[i], now, 0);
-    unchanged[i].retry_after_us = vs[i].retry_after_us;
+    if (!vs[i].allowed) continue;
+    const int64_t retry_after_us = vs[i].retry_after_us;
+    vs[i] = Algo::decide(states[i], rates[i], now, 0);
+    vs[i].retry_after_us = retry_after_us;
   }
-  Verdict out = combine(unchanged.data(), n);
+  Verdict out = combine(vs.data(), n);
   out.allowed = false;
   return out;
 }

@@ -1,6 +1,8 @@
 #include "memory_store.h"
 
 #include <array>
+#include <boost/container/small_vector.hpp>
+#include <cstring>
 #include <unordered_map>
 
 #include "fixed_window.h"
@@ -12,9 +14,24 @@
 namespace rl {
 namespace {
 
+// Eight bytes per step with a multiply-xorshift mix: several times fewer
+// instructions than std::hash's byte-oriented murmur on short keys.
 struct KeyHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      h = (h ^ word) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, s.data() + i, s.size() - i);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+  }
 };
 
 constexpr size_t kShards = 64;
@@ -71,7 +88,8 @@ class TableOf final : public MemoryStore::Table {
   }
 
  private:
-  using States = std::vector<typename Algo::State>;
+  // One state per rate; the usual single limit needs no allocation of its own.
+  using States = boost::container::small_vector<typename Algo::State, 1>;
   struct Entry {
     States states;
     int64_t idle_at = 0;  // from then on the key equals an empty one
@@ -84,7 +102,8 @@ class TableOf final : public MemoryStore::Table {
 
   int64_t idle_at(const States& states) const {
     int64_t at = 0;
-    for (size_t i = 0; i < rates_.size(); ++i) at = std::max(at, Algo::idle_at(states[i], rates_[i]));
+    for (size_t i = 0; i < rates_.size(); ++i)
+      at = std::max(at, Algo::idle_at(states[i], rates_[i]));
     return at;
   }
 
@@ -116,7 +135,9 @@ std::shared_ptr<MemoryStore::Table> make_table(const Policy& p) {
   throw Error(Code::internal, "unknown algorithm");
 }
 
-Outcome shutdown_outcome() { return Outcome::failure(Code::shutdown, "store: closed"); }
+Outcome shutdown_outcome() {
+  return Outcome::failure(Code::shutdown, "store: closed");
+}
 
 class MemoryBackend final : public Backend, public std::enable_shared_from_this<MemoryBackend> {
  public:
@@ -162,7 +183,9 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
 
 MemoryStore::MemoryStore(std::unique_ptr<Clock> clock) : clock_(std::move(clock)) {}
 
-MemoryStore::~MemoryStore() { close(); }
+MemoryStore::~MemoryStore() {
+  close();
+}
 
 std::shared_ptr<Backend> MemoryStore::backend_for(const Policy& policy) {
   std::lock_guard lock(tables_mutex_);

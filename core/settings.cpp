@@ -24,6 +24,7 @@ void validate_timeout(std::string_view value) { parse_count("timeout_ms", value,
 void validate_connect_timeout(std::string_view value) {
   parse_count("connect_timeout_ms", value, 1, 3600000);
 }
+void validate_reconnect_max(std::string_view value) { parse_count("reconnect_max_ms", value, 1, 3600000); }
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
@@ -44,6 +45,9 @@ constexpr SettingInfo kSettings[] = {
      validate_timeout},
     {"connect_timeout_ms", Scope::store, "deadline of a connection attempt (default 1000)",
      validate_connect_timeout},
+    {"reconnect_max_ms", Scope::store,
+     "longest wait between Redis reconnect attempts; waits start at 10 ms, double, jittered (default 500)",
+     validate_reconnect_max},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

@@ -1,10 +1,312 @@
-// Placeholder until the Redis store lands (issue 3).
+// redis://: state in Redis, one Lua script call per decision. The store owns
+// one I/O thread (Asio) and the connections of its topology; limiters share
+// them. docs/redis.md describes the behaviour, docs/key-schema.md the keys.
+#include <boost/asio.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
 #include "../store.h"
+#include "../url.h"
+#include "key_schema.h"
+#include "script_call.h"
+#include "topology.h"
 
 namespace rl {
+namespace redis {
+namespace {
 
-std::shared_ptr<Store> open_redis_store(const Url&, const Settings&, std::unique_ptr<Clock>) {
-  throw Error(Code::unsupported, "url: redis:// is not supported by this build yet");
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+// Under the manual clock Redis's own clock does not move with the store's,
+// so keys live at least this long in real time (tests only).
+constexpr int64_t kManualClockMinTtlMs = 3600 * 1000;
+
+Outcome shutdown_outcome() {
+  return Outcome::failure(Code::shutdown, "store: closed");
+}
+
+// The I/O thread's world: it outlives the store while the thread still runs
+// (the thread holds a reference), so a store freed from a callback is safe.
+struct Runtime {
+  asio::io_context io;
+  std::unique_ptr<Topology> topology;  // destroyed before io
+  std::thread::id thread_id;
+};
+
+struct StoreOptions {
+  std::string prefix = "rl";
+  milliseconds timeout{1000};
+  bool manual_clock = false;
+};
+
+// Parses "[user:]password@host:port/db" and the store settings.
+NodeOptions node_options(const Url& url, const Settings& settings) {
+  NodeOptions o;
+  if (url.endpoints.size() > 1) {
+    fail_invalid(
+        "url: redis:// takes one host; redis+cluster:// and redis+sentinel:// take several");
+  }
+  if (!url.endpoints.empty()) {
+    o.host = url.endpoints[0].host;
+    o.port = url.endpoints[0].port;
+  }
+  o.user = url.user;
+  o.password = url.password;
+  if (!o.user.empty() && o.password.empty())
+    fail_invalid("url: user '" + o.user + "' has no password");
+  if (!url.path.empty())
+    o.db = static_cast<int>(parse_count("url: database", url.path, 0, 1 << 20));
+  if (auto v = settings.get("connect_timeout_ms"))
+    o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
+  if (auto v = settings.get("reconnect_max_ms"))
+    o.reconnect_max = milliseconds(parse_count("reconnect_max_ms", *v, 1, 3600000));
+  return o;
+}
+
+Verdict verdict_of(const Reply& r, bool& ok) {
+  Verdict v;
+  ok = r.type == Reply::Type::array && r.elements.size() == 5;
+  for (size_t i = 0; ok && i < 5; ++i) ok = r.elements[i].type == Reply::Type::integer;
+  if (!ok) return v;
+  v.allowed = r.elements[0].integer != 0;
+  v.limit = r.elements[1].integer;
+  v.remaining = r.elements[2].integer;
+  v.retry_after_us = r.elements[3].integer;
+  v.reset_after_us = r.elements[4].integer;
+  return v;
+}
+
+// An error reply of a script call, as a status: a server that is loading,
+// busy or read-only may come back; anything else is an error of the backend.
+Outcome outcome_of_error(const std::string& node, const std::string& text) {
+  for (std::string_view p :
+       {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN"}) {
+    if (text.compare(0, p.size(), p) == 0)
+      return Outcome::failure(Code::backend_unavailable, node + ": " + text);
+  }
+  for (std::string_view p : {"NOAUTH", "WRONGPASS", "NOPERM"}) {
+    if (text.compare(0, p.size(), p) == 0) return Outcome::failure(Code::auth, node + ": " + text);
+  }
+  return Outcome::failure(Code::backend_error, node + ": " + text);
+}
+
+class RedisStore;
+
+// One policy over the store: its key shape, scripts and limit arguments,
+// prepared once.
+class RedisBackend final : public Backend, public std::enable_shared_from_this<RedisBackend> {
+ public:
+  RedisBackend(std::shared_ptr<RedisStore> store, const Policy& policy);
+
+  Outcome run(Op op, std::string_view key, int64_t cost) override;
+  void run_async(Call call, Completion done) override;
+  void run_batch_async(std::vector<Call> calls, BatchCompletion done) override;
+
+ private:
+  ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
+  Outcome outcome_of(Failure&& failure, const Reply* reply) const;
+
+  std::shared_ptr<RedisStore> store_;
+  Algorithm algorithm_;
+  KeyShape keys_;
+  std::vector<std::string> limit_args_;  // count, then 6 values per limit
+};
+
+class RedisStore final : public Store, public std::enable_shared_from_this<RedisStore> {
+ public:
+  RedisStore(NodeOptions node, StoreOptions options, std::unique_ptr<Clock> clock)
+      : options_(std::move(options)),
+        clock_(std::move(clock)),
+        runtime_(std::make_shared<Runtime>()) {
+    runtime_->topology =
+        std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
+    thread_ = std::thread([runtime = runtime_] {
+      auto work = asio::make_work_guard(runtime->io);
+      runtime->io.run();
+    });
+    runtime_->thread_id = thread_.get_id();
+  }
+
+  ~RedisStore() override { close(); }
+
+  std::shared_ptr<Backend> backend_for(const Policy& policy) override {
+    return std::make_shared<RedisBackend>(shared_from_this(), policy);
+  }
+
+  void close() override {
+    closed_.store(true, std::memory_order_release);
+    runtime_->topology->for_each_node([](Connection& c) { c.refuse_new(); });
+    auto finish = [runtime = runtime_] {
+      runtime->topology->for_each_node([](Connection& c) { c.shut_down(); });
+      runtime->io.stop();
+    };
+    if (on_io_thread()) {  // from a callback: the loop ends when it returns
+      finish();
+      std::unique_lock lock(close_mutex_, std::try_to_lock);
+      if (lock.owns_lock() && thread_.joinable()) thread_.detach();  // else its closer joins it
+      return;
+    }
+    std::lock_guard lock(close_mutex_);
+    if (!thread_.joinable()) return;  // closed before
+    asio::post(runtime_->io, finish);
+    thread_.join();
+  }
+
+  Clock& clock() override { return *clock_; }
+
+  // The single way decisions reach Redis. Throws Code::shutdown after close.
+  void submit(std::string_view hash_tag, std::vector<ScriptCall> calls, ReplyHandler done) {
+    if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
+    Connection& node = runtime_->topology->node_for(hash_tag);
+    run_scripts(node, std::move(calls), std::chrono::steady_clock::now() + options_.timeout,
+                std::move(done));
+  }
+
+  const std::string& node_name(std::string_view hash_tag) {
+    return runtime_->topology->node_for(hash_tag).name();
+  }
+  bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
+  const StoreOptions& options() const { return options_; }
+
+  Failure wait_connected(milliseconds timeout) {
+    Failure first;
+    runtime_->topology->for_each_node([&](Connection& c) {
+      if (Failure f = c.wait_first_attempt(timeout); f && !first) first = std::move(f);
+    });
+    return first;
+  }
+
+ private:
+  const StoreOptions options_;
+  std::unique_ptr<Clock> clock_;
+  std::shared_ptr<Runtime> runtime_;
+  std::thread thread_;
+  std::atomic<bool> closed_{false};
+  std::mutex close_mutex_;
+};
+
+RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& policy)
+    : store_(std::move(store)),
+      algorithm_(policy.algorithm),
+      keys_(key_shape(store_->options().prefix, policy)) {
+  limit_args_.push_back(std::to_string(policy.rates.size()));
+  for (const Rate& r : policy.rates) {
+    for (int64_t v :
+         {r.limit, r.window_us, r.burst, r.limit_reduced, r.window_reduced, r.granularity_us}) {
+      limit_args_.push_back(std::to_string(v));
+    }
+  }
+}
+
+ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
+  ScriptCall c{&script_for(algorithm_, op), {keys_.key_for(key)}, {}};
+  Clock& clock = store_->clock();
+  c.args.reserve(3 + limit_args_.size());
+  c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());
+  c.args.push_back(std::to_string(cost));
+  c.args.push_back(clock.is_manual() ? std::to_string(kManualClockMinTtlMs) : "0");
+  c.args.insert(c.args.end(), limit_args_.begin(), limit_args_.end());
+  return c;
+}
+
+// Every call's result passes through here: the one place where fail-open
+// and local fallback (a later issue) will turn a failure into a decision.
+Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply) const {
+  if (failure) {
+    if (failure.code == Code::timeout) {
+      failure.message += " (timeout_ms=" + std::to_string(store_->options().timeout.count()) + ")";
+    }
+    return Outcome::failure(failure.code, std::move(failure.message));
+  }
+  if (reply->is_error()) return outcome_of_error(store_->node_name(""), reply->text);
+  Outcome o;
+  bool ok = false;
+  o.verdict = verdict_of(*reply, ok);
+  if (!ok)
+    return Outcome::failure(Code::backend_error,
+                            store_->node_name("") + ": unexpected script reply");
+  return o;
+}
+
+Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost) {
+  if (store_->on_io_thread()) {
+    return Outcome::failure(
+        Code::unsupported,
+        "store: a synchronous call from an rl callback would wait for itself; use the async call");
+  }
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::optional<Outcome> result;
+  try {
+    run_async(Call{op, std::string(key), cost}, [&](Outcome&& o) {
+      std::lock_guard lock(mutex);
+      result = std::move(o);
+      finished.notify_one();
+    });
+  } catch (const Error& e) {
+    if (e.code() == Code::shutdown) return shutdown_outcome();
+    throw;
+  }
+  std::unique_lock lock(mutex);
+  finished.wait(lock, [&] { return result.has_value(); });
+  return std::move(*result);
+}
+
+void RedisBackend::run_async(Call call, Completion done) {
+  const std::string tag = escape_key(call.key);
+  std::vector<ScriptCall> calls;
+  calls.push_back(script_call(call.op, call.key, call.cost));
+  // The completion owns the backend: the limiter may be freed before it runs.
+  store_->submit(tag, std::move(calls),
+                 [self = shared_from_this(), done = std::move(done)](Failure&& f,
+                                                                     std::vector<Reply>&& replies) {
+                   done(self->outcome_of(std::move(f), replies.empty() ? nullptr : &replies[0]));
+                 });
+}
+
+// All calls of a batch leave in one write per node (one node until Cluster).
+void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done) {
+  std::vector<ScriptCall> scripts;
+  scripts.reserve(calls.size());
+  for (const Call& c : calls) scripts.push_back(script_call(c.op, c.key, c.cost));
+  const std::string tag = calls.empty() ? std::string() : escape_key(calls[0].key);
+  store_->submit(tag, std::move(scripts),
+                 [self = shared_from_this(), done = std::move(done)](Failure&& f,
+                                                                     std::vector<Reply>&& replies) {
+                   if (f) return done(self->outcome_of(std::move(f), nullptr), {});
+                   std::vector<Outcome> outcomes;
+                   outcomes.reserve(replies.size());
+                   for (const Reply& r : replies)
+                     outcomes.push_back(self->outcome_of(Failure{}, &r));
+                   done(Outcome{}, std::move(outcomes));
+                 });
+}
+
+}  // namespace
+}  // namespace redis
+
+std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings,
+                                        std::unique_ptr<Clock> clock) {
+  using namespace redis;
+  NodeOptions node = node_options(url, settings);
+  StoreOptions options;
+  if (auto v = settings.get("prefix")) options.prefix = *v;
+  if (auto v = settings.get("timeout_ms"))
+    options.timeout = milliseconds(parse_count("timeout_ms", *v, 1, 3600000));
+  options.manual_clock = clock->is_manual();
+  const milliseconds connect_timeout = node.connect_timeout;
+  auto store = std::make_shared<RedisStore>(std::move(node), std::move(options), std::move(clock));
+  // Wrong credentials or database fail the open; a server that is down does
+  // not: calls fail until it is back.
+  Failure first = store->wait_connected(connect_timeout + milliseconds(100));
+  if (first.code == Code::auth || first.code == Code::backend_error) {
+    store->close();
+    throw Error(first.code, first.message);
+  }
+  return store;
 }
 
 }  // namespace rl

@@ -1,0 +1,465 @@
+#include "connection.h"
+
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <boost/asio.hpp>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <random>
+
+namespace rl::redis {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+using SteadyClock = std::chrono::steady_clock;
+
+Reply copy_reply(const redisReply* r) {
+  Reply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING: out.type = Reply::Type::string; break;
+    case REDIS_REPLY_STATUS: out.type = Reply::Type::status; break;
+    case REDIS_REPLY_ERROR: out.type = Reply::Type::error; break;
+    case REDIS_REPLY_INTEGER: out.type = Reply::Type::integer; break;
+    case REDIS_REPLY_ARRAY: out.type = Reply::Type::array; break;
+    default: out.type = Reply::Type::nil; break;
+  }
+  if (r->str != nullptr) out.text.assign(r->str, r->len);
+  out.integer = r->integer;
+  out.elements.reserve(r->elements);
+  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(copy_reply(r->element[i]));
+  return out;
+}
+
+// Error replies of the handshake that mean "wrong or missing credentials".
+bool is_auth_error(std::string_view text) {
+  for (std::string_view p : {"WRONGPASS", "NOAUTH", "NOPERM", "ERR invalid password", "ERR AUTH"}) {
+    if (text.substr(0, p.size()) == p) return true;
+  }
+  return false;
+}
+
+struct Pending {
+  Request request;
+  std::vector<Reply> replies;
+};
+
+using Completions = std::vector<std::pair<ReplyHandler, Failure>>;
+
+// Runs completions after the connection's own state is consistent again: a
+// completion may send, or close the store.
+void complete(Completions& completions) {
+  for (auto& [done, failure] : completions) done(std::move(failure), {});
+}
+
+class NodeConnection final : public Connection {
+ public:
+  NodeConnection(asio::io_context& io, NodeOptions options)
+      : io_(io),
+        options_(std::move(options)),
+        name_("redis " + options_.host + ":" + std::to_string(options_.port)),
+        socket_(io),
+        resolver_(io),
+        connect_timer_(io),
+        deadline_timer_(io),
+        backoff_timer_(io),
+        random_(std::random_device{}()) {
+    reset_reader();
+    asio::post(io_, [this] { connect(); });
+  }
+
+  ~NodeConnection() override {
+    if (reader_ != nullptr) redisReaderFree(reader_);
+  }
+
+  void send(Request request) override {
+    bool first = false;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      if (refusing_) throw Error(Code::shutdown, "store: closed");
+      first = inbox_.empty();
+      inbox_.push_back(std::move(request));
+    }
+    // One wake-up per burst: everything queued by then leaves together.
+    if (first) asio::post(io_, [this] { take_inbox(); });
+  }
+
+  Failure wait_first_attempt(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(first_mutex_);
+    first_done_.wait_for(lock, timeout, [this] { return first_.has_value(); });
+    return first_.value_or(Failure{});
+  }
+
+  void refuse_new() override {
+    std::lock_guard lock(inbox_mutex_);
+    refusing_ = true;
+  }
+
+  void shut_down() override {
+    std::vector<Request> inbox;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      refusing_ = true;
+      inbox.swap(inbox_);
+    }
+    if (state_ != State::closed) {
+      drop_socket();
+      deadline_timer_.cancel();
+      backoff_timer_.cancel();
+      state_ = State::closed;
+    }
+    const Failure closed{Code::shutdown, "store: closed"};
+    report_first(closed);
+    Completions completions = take_all(closed);
+    for (Request& r : inbox) completions.emplace_back(std::move(r.done), closed);
+    complete(completions);
+  }
+
+  const std::string& name() const override { return name_; }
+
+ private:
+  enum class State { connecting, handshaking, ready, backoff, closed };
+
+  Failure failure(Code code, const std::string& why) const {
+    return Failure{code, name_ + ": " + why};
+  }
+
+  void reset_reader() {
+    if (reader_ != nullptr) redisReaderFree(reader_);
+    reader_ = redisReaderCreate();
+    if (reader_ == nullptr) throw Error(Code::no_memory, "redis: cannot create a reply reader");
+  }
+
+  // ---- requests ----
+
+  void take_inbox() {
+    std::vector<Request> batch;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      batch.swap(inbox_);
+    }
+    Completions refused;
+    for (Request& r : batch) {
+      if (state_ == State::backoff) {
+        refused.emplace_back(std::move(r.done), Failure{last_failure_.code,
+                                                        last_failure_.message + " (reconnecting)"});
+      } else if (state_ == State::closed) {
+        refused.emplace_back(std::move(r.done), Failure{Code::shutdown, "store: closed"});
+      } else {
+        unsent_.push_back(Pending{std::move(r), {}});
+      }
+    }
+    arm_deadline();
+    flush();
+    complete(refused);
+  }
+
+  // Everything waiting leaves in one write; what arrives meanwhile waits for
+  // the next one.
+  void flush() {
+    if (state_ != State::ready || writing_ || unsent_.empty()) return;
+    write_buffer_.clear();
+    for (Pending& p : unsent_) {
+      write_buffer_ += p.request.commands;
+      in_flight_.push_back(std::move(p));
+    }
+    unsent_.clear();
+    write();
+  }
+
+  void write() {
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(write_buffer_),
+                      [this, gen = generation_](error_code ec, size_t) {
+                        if (gen != generation_) return;
+                        writing_ = false;
+                        if (ec)
+                          return lose_connection(
+                              failure(Code::backend_unavailable, "write failed: " + ec.message()));
+                        flush();
+                      });
+  }
+
+  void read() {
+    socket_.async_read_some(
+        asio::buffer(read_buffer_), [this, gen = generation_](error_code ec, size_t n) {
+          if (gen != generation_) return;
+          if (ec) {
+            const std::string why = ec == asio::error::eof ? "connection closed by the server"
+                                                           : "read failed: " + ec.message();
+            return lose_connection(failure(Code::backend_unavailable, why));
+          }
+          if (redisReaderFeed(reader_, read_buffer_.data(), n) != REDIS_OK) {
+            return lose_connection(failure(Code::backend_unavailable, "reply reader failed"));
+          }
+          while (gen == generation_) {
+            void* raw = nullptr;
+            if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
+              return lose_connection(failure(Code::backend_unavailable,
+                                             std::string("protocol error: ") + reader_->errstr));
+            }
+            if (raw == nullptr) break;
+            Reply reply = copy_reply(static_cast<redisReply*>(raw));
+            freeReplyObject(raw);
+            on_reply(std::move(reply));
+          }
+          if (gen == generation_) read();
+        });
+  }
+
+  void on_reply(Reply reply) {
+    if (in_flight_.empty()) {
+      return lose_connection(
+          failure(Code::backend_unavailable, "protocol error: a reply nobody asked for"));
+    }
+    Pending& front = in_flight_.front();
+    front.replies.push_back(std::move(reply));
+    if (front.replies.size() < front.request.count) return;
+    Pending done = std::move(front);
+    in_flight_.pop_front();
+    // A request that timed out keeps its place until its replies arrive.
+    if (done.request.done) done.request.done(Failure{}, std::move(done.replies));
+  }
+
+  // ---- deadlines: one timer, armed for the earliest one ----
+
+  std::optional<Deadline> earliest() const {
+    std::optional<Deadline> at;
+    auto consider = [&](const Pending& p) {
+      if (!p.request.done || p.request.deadline == Deadline::max()) return;
+      if (!at || p.request.deadline < *at) at = p.request.deadline;
+    };
+    for (const Pending& p : in_flight_) consider(p);
+    for (const Pending& p : unsent_) consider(p);
+    return at;
+  }
+
+  void arm_deadline() {
+    const std::optional<Deadline> next = earliest();
+    if (!next || (armed_ && *next >= armed_at_)) return;
+    armed_ = true;
+    armed_at_ = *next;
+    deadline_timer_.expires_at(*next);
+    deadline_timer_.async_wait([this](error_code ec) {
+      if (ec) return;
+      armed_ = false;
+      expire();
+    });
+  }
+
+  void expire() {
+    const Deadline now = SteadyClock::now();
+    Completions late;
+    for (Pending& p : in_flight_) {
+      if (p.request.done && p.request.deadline <= now) {
+        late.emplace_back(std::move(p.request.done),
+                          failure(Code::timeout, "no reply before the deadline"));
+        p.request.done = nullptr;
+      }
+    }
+    const std::string waiting = state_ == State::ready
+                                    ? "not written before the deadline"
+                                    : "not connected before the deadline (still connecting)";
+    std::erase_if(unsent_, [&](Pending& p) {
+      if (p.request.deadline > now) return false;
+      late.emplace_back(std::move(p.request.done), failure(Code::timeout, waiting));
+      return true;
+    });
+    arm_deadline();
+    complete(late);
+  }
+
+  // ---- connecting ----
+
+  void connect() {
+    if (state_ == State::closed) return;
+    state_ = State::connecting;
+    const uint64_t gen = ++generation_;
+    connect_timer_.expires_after(options_.connect_timeout);
+    connect_timer_.async_wait([this, gen](error_code ec) {
+      if (ec || gen != generation_) return;
+      lose_connection(failure(
+          Code::backend_unavailable,
+          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms"));
+    });
+    resolver_.async_resolve(
+        options_.host, std::to_string(options_.port),
+        [this, gen](error_code ec, const tcp::resolver::results_type& results) {
+          if (gen != generation_) return;
+          if (ec)
+            return lose_connection(
+                failure(Code::backend_unavailable, "cannot resolve: " + ec.message()));
+          asio::async_connect(socket_, results, [this, gen](error_code ec2, const tcp::endpoint&) {
+            if (gen != generation_) return;
+            if (ec2)
+              return lose_connection(
+                  failure(Code::backend_unavailable, "connect failed: " + ec2.message()));
+            error_code ignored;
+            socket_.set_option(tcp::no_delay(true), ignored);
+            handshake(gen);
+          });
+        });
+  }
+
+  // AUTH and SELECT from the URL, then PING: a server that wants a password
+  // we did not give answers NOAUTH here, not on the first decision.
+  void handshake(uint64_t gen) {
+    state_ = State::handshaking;
+    read();
+    Pending p;
+    std::vector<std::string> steps;
+    if (!options_.password.empty()) {
+      p.request.commands += options_.user.empty()
+                                ? format_command({"AUTH", options_.password})
+                                : format_command({"AUTH", options_.user, options_.password});
+      steps.push_back("authentication");
+    }
+    if (options_.db != 0) {
+      p.request.commands += format_command({"SELECT", std::to_string(options_.db)});
+      steps.push_back("SELECT " + std::to_string(options_.db));
+    }
+    p.request.commands += format_command({"PING"});
+    steps.push_back("PING");
+    p.request.count = steps.size();
+    p.request.deadline = Deadline::max();  // the connect timer bounds it
+    p.request.done = [this, gen, steps](Failure&&, std::vector<Reply>&& replies) {
+      if (gen != generation_) return;
+      for (size_t i = 0; i < replies.size(); ++i) {
+        if (!replies[i].is_error()) continue;
+        const bool auth = is_auth_error(replies[i].text);
+        return lose_connection(
+            failure(auth ? Code::auth : Code::backend_error,
+                    (auth ? "authentication failed: " : steps[i] + " failed: ") + replies[i].text));
+      }
+      connected();
+    };
+    write_buffer_ = p.request.commands;
+    in_flight_.push_back(std::move(p));
+    write();
+  }
+
+  void connected() {
+    state_ = State::ready;
+    attempts_ = 0;
+    connect_timer_.cancel();
+    report_first(Failure{});
+    flush();
+  }
+
+  void report_first(const Failure& f) {
+    std::lock_guard lock(first_mutex_);
+    if (first_) return;
+    first_ = f;
+    first_done_.notify_all();
+  }
+
+  void drop_socket() {
+    ++generation_;  // callbacks of the old socket see a new generation and stop
+    error_code ignored;
+    socket_.close(ignored);
+    resolver_.cancel();
+    connect_timer_.cancel();
+    writing_ = false;
+    reset_reader();
+  }
+
+  // Completes every request held with `f` (written ones may have run: they
+  // are never resent).
+  Completions take_all(const Failure& f) {
+    Completions out;
+    for (Pending& p : in_flight_) {
+      if (p.request.done) out.emplace_back(std::move(p.request.done), f);
+    }
+    for (Pending& p : unsent_) out.emplace_back(std::move(p.request.done), f);
+    in_flight_.clear();
+    unsent_.clear();
+    return out;
+  }
+
+  void lose_connection(Failure f) {
+    if (state_ == State::closed) return;
+    drop_socket();
+    state_ = State::backoff;
+    last_failure_ = f;
+    report_first(f);
+    Completions failed = take_all(f);
+    schedule_reconnect();
+    complete(failed);
+  }
+
+  // 10 ms doubling per failed attempt up to reconnect_max, each delay drawn
+  // from [half, full] so that many clients do not reconnect in step.
+  void schedule_reconnect() {
+    const auto cap =
+        std::min<int64_t>(options_.reconnect_max.count(), int64_t{10} << std::min(attempts_, 20));
+    ++attempts_;
+    std::uniform_int_distribution<int64_t> jitter(cap / 2, cap);
+    backoff_timer_.expires_after(std::chrono::milliseconds(jitter(random_)));
+    backoff_timer_.async_wait([this, gen = generation_](error_code ec) {
+      if (ec || gen != generation_ || state_ != State::backoff) return;
+      connect();
+    });
+  }
+
+  asio::io_context& io_;
+  const NodeOptions options_;
+  const std::string name_;
+
+  std::mutex inbox_mutex_;  // guards inbox_ and refusing_ (any thread)
+  std::vector<Request> inbox_;
+  bool refusing_ = false;
+
+  std::mutex first_mutex_;  // the first attempt's result, for open
+  std::condition_variable first_done_;
+  std::optional<Failure> first_;
+
+  // I/O thread only from here on.
+  tcp::socket socket_;
+  tcp::resolver resolver_;
+  asio::steady_timer connect_timer_;
+  asio::steady_timer deadline_timer_;
+  asio::steady_timer backoff_timer_;
+  std::mt19937_64 random_;
+  redisReader* reader_ = nullptr;
+  State state_ = State::connecting;
+  uint64_t generation_ = 0;
+  int attempts_ = 0;
+  Failure last_failure_;
+  std::deque<Pending> unsent_;     // not written yet
+  std::deque<Pending> in_flight_;  // written, replies awaited in this order
+  bool writing_ = false;
+  std::string write_buffer_;
+  std::array<char, 64 * 1024> read_buffer_;
+  bool armed_ = false;
+  Deadline armed_at_;
+};
+
+}  // namespace
+
+std::string format_command(const std::vector<std::string_view>& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lengths;
+  argv.reserve(args.size());
+  lengths.reserve(args.size());
+  for (std::string_view a : args) {
+    argv.push_back(a.data());
+    lengths.push_back(a.size());
+  }
+  char* formatted = nullptr;
+  const int n = redisFormatCommandArgv(&formatted, static_cast<int>(args.size()), argv.data(),
+                                       lengths.data());
+  if (n < 0 || formatted == nullptr) throw Error(Code::no_memory, "redis: cannot format a command");
+  std::string out(formatted, static_cast<size_t>(n));
+  redisFreeCommand(formatted);
+  return out;
+}
+
+std::unique_ptr<Connection> Connection::create(boost::asio::io_context& io, NodeOptions options) {
+  return std::make_unique<NodeConnection>(io, std::move(options));
+}
+
+}  // namespace rl::redis

@@ -1,0 +1,82 @@
+// One multiplexed connection to one Redis node, shared by every limiter of a
+// store. Requests that arrive while a write is in flight leave together in
+// the next write (automatic pipelining); replies are matched in order. It
+// connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
+// capped, jittered backoff, and completes every request by its deadline.
+// Asio and hiredis stay inside connection.cpp.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../error.h"
+#include "reply.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace rl::redis {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+struct NodeOptions {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string user;      // ACL user; empty: AUTH with the password alone
+  std::string password;  // empty: no AUTH
+  int db = 0;
+  std::chrono::milliseconds connect_timeout{1000};  // resolve + connect + handshake
+  std::chrono::milliseconds reconnect_max{500};     // backoff cap
+};
+
+// Why a request got no replies, with a message that names the node.
+struct Failure {
+  Code code = Code::ok;
+  std::string message;
+  explicit operator bool() const { return code != Code::ok; }
+};
+
+// Runs exactly once on the I/O thread: with a failure, or with one reply per
+// command, in order.
+using ReplyHandler = std::function<void(Failure&&, std::vector<Reply>&&)>;
+
+struct Request {
+  std::string commands;  // `count` RESP commands, from format_command
+  size_t count = 1;
+  Deadline deadline;
+  ReplyHandler done;
+};
+
+// RESP encoding of one command (hiredis's redisFormatCommandArgv).
+std::string format_command(const std::vector<std::string_view>& args);
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Starts connecting at once. The connection must be destroyed after `io`
+  // stopped running, and before `io` itself.
+  static std::unique_ptr<Connection> create(boost::asio::io_context& io, NodeOptions options);
+
+  // Any thread. Throws Code::shutdown once refuse_new() was called. While
+  // the node is known down (between reconnect attempts), the request fails
+  // at once with the last cause; requests that were written when the
+  // connection broke fail too and are never resent (they may have run).
+  virtual void send(Request request) = 0;
+  // Any thread: waits until the first connection attempt succeeded or
+  // failed (at most `timeout`); ok when it is still going.
+  virtual Failure wait_first_attempt(std::chrono::milliseconds timeout) = 0;
+  // Any thread: later send() calls throw Code::shutdown.
+  virtual void refuse_new() = 0;
+  // I/O thread (or once it stopped): completes every request still held
+  // with Code::shutdown and closes the socket. Idempotent.
+  virtual void shut_down() = 0;
+  // "redis 127.0.0.1:6379": the start of every failure message.
+  virtual const std::string& name() const = 0;
+};
+
+}  // namespace rl::redis

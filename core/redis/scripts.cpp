@@ -1,0 +1,40 @@
+#include "scripts.h"
+
+#include <iterator>
+
+#include "../error.h"
+
+namespace rl::redis {
+namespace {
+
+struct Entry {
+  std::string_view algorithm;
+  std::string_view op;
+  Script script;
+};
+
+// Generated: {"gcra", "acquire", {"<sha1>", R"rl_lua(...)rl_lua"}}, ...
+constexpr Entry kScripts[] = {
+#include "redis_scripts.inc"
+};
+
+std::string_view op_name(Op op) {
+  switch (op) {
+    case Op::acquire: return "acquire";
+    case Op::peek: return "peek";
+    case Op::refund: return "refund";
+    case Op::reset: return "reset";
+  }
+  return "?";
+}
+
+}  // namespace
+
+const Script& script_for(Algorithm algorithm, Op op) {
+  for (const Entry& e : kScripts) {
+    if (e.algorithm == algorithm_name(algorithm) && e.op == op_name(op)) return e.script;
+  }
+  throw Error(Code::internal, "redis: no script for " + std::string(algorithm_name(algorithm)));
+}
+
+}  // namespace rl::redis

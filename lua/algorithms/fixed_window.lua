@@ -1,0 +1,47 @@
+-- Fixed window, as core/fixed_window.cpp. State: window index and count.
+local algo = {}
+
+local function count_at(s, r, now)
+  if s.window == idiv(now, r.window) then return s.count end
+  return 0
+end
+
+function algo.empty() return { window = 0, count = 0 } end
+function algo.decode(nums, pos) return { window = nums[pos], count = nums[pos + 1] }, pos + 2 end
+function algo.encode(s, out)
+  out[#out + 1] = int(s.window)
+  out[#out + 1] = int(s.count)
+end
+
+function algo.idle_at(s, r)
+  if s.count > 0 then return (s.window + 1) * r.window end
+  return 0
+end
+
+function algo.decide(s, r, now, cost)
+  local v = verdict(r)
+  local window_end = (idiv(now, r.window) + 1) * r.window
+  local count = count_at(s, r, now)
+  if cost > r.limit then
+    v.retry = -1
+  elseif count + cost <= r.limit then
+    v.allowed = true
+    count = count + cost
+  else
+    v.retry = window_end - now
+  end
+  v.remaining = r.limit - count
+  if count > 0 then v.reset = window_end - now end
+  return v
+end
+
+function algo.consume(s, r, now, cost)
+  s.count = count_at(s, r, now) + cost
+  s.window = idiv(now, r.window)
+end
+
+function algo.refund(s, r, now, cost)
+  s.count = max(0, count_at(s, r, now) - cost)
+  s.window = idiv(now, r.window)
+end
+

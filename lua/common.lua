@@ -1,0 +1,168 @@
+-- Shared by every rl script: arguments, integer helpers, state codec and the
+-- multi-limit rules of core/decide.h. Each script is this file, then one
+-- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
+-- docs/key-schema.md for the arguments and the stored value).
+--
+-- KEYS[1]  the key's state (key schema v1)
+-- ARGV[1]  now in microseconds, or '' to read Redis TIME
+-- ARGV[2]  cost
+-- ARGV[3]  smallest TTL in ms ('0' with TIME; large under the manual clock,
+--          whose time does not move with Redis's)
+-- ARGV[4]  number of limits, then 6 values per limit: limit, window_us,
+--          burst, limit_reduced, window_reduced, granularity_us
+--
+-- Numbers are Lua doubles: every value stays below 2^53 and is formatted
+-- with '%d' (tostring would print 1.7e+15).
+
+local function idiv(a, b) -- floor(a / b) for a >= 0, b > 0, exact
+  local q = math.floor(a / b)
+  if q * b > a then
+    q = q - 1
+  elseif (q + 1) * b <= a then
+    q = q + 1
+  end
+  return q
+end
+
+local function ceil_div(a, b)
+  return idiv(a + b - 1, b)
+end
+
+local function max(a, b)
+  if a > b then return a end
+  return b
+end
+
+local function min(a, b)
+  if a < b then return a end
+  return b
+end
+
+local function int(x)
+  return string.format('%d', x)
+end
+
+local function now_us()
+  if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+local function read_rates()
+  local rates = {}
+  for i = 1, tonumber(ARGV[4]) do
+    local at = 4 + (i - 1) * 6
+    rates[i] = {
+      limit = tonumber(ARGV[at + 1]),
+      window = tonumber(ARGV[at + 2]),
+      burst = tonumber(ARGV[at + 3]),
+      lr = tonumber(ARGV[at + 4]),
+      wr = tonumber(ARGV[at + 5]),
+      g = tonumber(ARGV[at + 6]),
+    }
+  end
+  return rates
+end
+
+-- The stored value: the integers of every limit's state, space-separated.
+local function load(key, algo, rates)
+  local raw = redis.call('GET', key)
+  local nums = {}
+  if raw then
+    for x in string.gmatch(raw, '%S+') do nums[#nums + 1] = tonumber(x) end
+  end
+  local states, pos = {}, 1
+  for i, r in ipairs(rates) do
+    if nums[pos] == nil then
+      states[i] = algo.empty()
+    else
+      states[i], pos = algo.decode(nums, pos, r)
+    end
+  end
+  return states
+end
+
+-- Writes the states with a TTL that ends when they equal an empty state,
+-- or deletes the key when they already do.
+local function save(key, algo, states, rates, now)
+  local idle, out = 0, {}
+  for i, r in ipairs(rates) do
+    idle = max(idle, algo.idle_at(states[i], r))
+    algo.encode(states[i], out)
+  end
+  if idle <= now then
+    redis.call('DEL', key)
+    return
+  end
+  local ttl = max(ceil_div(idle - now, 1000), tonumber(ARGV[3]))
+  redis.call('SET', key, table.concat(out, ' '), 'PX', int(ttl))
+end
+
+local function verdict(r)
+  return { allowed = false, limit = r.limit, remaining = 0, retry = 0, reset = 0 }
+end
+
+-- remaining: the smallest (its limit goes with it); retry and reset: the
+-- largest, with retry -1 (never) dominating.
+local function combine(vs)
+  local out = vs[1]
+  for i = 2, #vs do
+    local v = vs[i]
+    out.allowed = out.allowed and v.allowed
+    if v.remaining < out.remaining then
+      out.remaining = v.remaining
+      out.limit = v.limit
+    end
+    if out.retry >= 0 then
+      if v.retry < 0 then out.retry = -1 else out.retry = max(out.retry, v.retry) end
+    end
+    out.reset = max(out.reset, v.reset)
+  end
+  return { out.allowed and 1 or 0, out.limit, out.remaining, out.retry, out.reset }
+end
+
+-- refund and reset change every limit, then report the state afterwards.
+local function change(algo, op)
+  local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
+  local states = load(key, algo, rates)
+  local vs = {}
+  for i, r in ipairs(rates) do
+    if op == 'refund' then
+      algo.refund(states[i], r, now, cost)
+    else
+      states[i] = algo.empty()
+    end
+    vs[i] = algo.decide(states[i], r, now, 0)
+  end
+  save(key, algo, states, rates, now)
+  return combine(vs)
+end
+
+-- acquire and peek: all limits must admit; only acquire records.
+local function decide(algo, record)
+  local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
+  local states = load(key, algo, rates)
+  local vs, all = {}, true
+  for i, r in ipairs(rates) do
+    vs[i] = algo.decide(states[i], r, now, cost)
+    all = all and vs[i].allowed
+  end
+  if all then
+    if record then
+      for i, r in ipairs(rates) do algo.consume(states[i], r, now, cost) end
+      save(key, algo, states, rates, now)
+    end
+    return combine(vs)
+  end
+  -- Denied: nothing is consumed, so remaining and reset describe the
+  -- unchanged state; retry still waits for every limit.
+  local unchanged = {}
+  for i, r in ipairs(rates) do
+    unchanged[i] = algo.decide(states[i], r, now, 0)
+    unchanged[i].retry = vs[i].retry
+  end
+  local out = combine(unchanged)
+  out[1] = 0
+  return out
+end
+

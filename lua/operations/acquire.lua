@@ -1,0 +1,2 @@
+-- acquire: decide and record when every limit admits.
+return decide(algo, true)

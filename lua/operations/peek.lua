@@ -1,0 +1,2 @@
+-- peek: what acquire would answer, recording nothing.
+return decide(algo, false)

@@ -1,0 +1,2 @@
+-- refund: give cost back to every limit; answer with the state afterwards.
+return change(algo, 'refund')

@@ -1,0 +1,78 @@
+// Shared by the Redis tests: the servers of scripts/with-redis, stores with
+// a prefix of their own, and redis-cli for looking at (or breaking) Redis.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "limiter.h"
+#include "store.h"
+
+namespace rl::test {
+
+// The value of a variable set by scripts/with-redis; fails the test without it.
+inline std::string env_or_fail(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    ADD_FAILURE() << name << " is not set: run the Redis tests under scripts/with-redis -- ...";
+    throw std::runtime_error(std::string(name) + " is not set");
+  }
+  return value;
+}
+
+// A prefix no other test or run uses, so tests never see each other's keys.
+inline std::string unique_prefix() {
+  static std::atomic<int> next{0};
+  return "t" + std::to_string(getpid()) + "-" + std::to_string(next++);
+}
+
+// "redis://...?prefix=...&<extra>"
+inline std::string redis_url(const std::string& extra = "",
+                             const std::string& prefix = unique_prefix()) {
+  return env_or_fail("RL_TEST_REDIS_URL") + "?prefix=" + prefix +
+         (extra.empty() ? "" : "&" + extra);
+}
+
+inline std::shared_ptr<Store> open_redis(const std::string& extra = "") {
+  return open_store(redis_url(extra), {});
+}
+
+inline Settings limiter_settings(const std::string& algorithm, const std::string& limit,
+                                 const std::string& name = "t") {
+  Settings s;
+  s.set("algorithm", algorithm);
+  s.set("limit", limit);
+  s.set("name", name);
+  return s;
+}
+
+// Runs a shell command; returns its output (stdout and stderr).
+inline std::string shell(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::array<char, 4096> buffer;
+  while (pipe && fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) out += buffer.data();
+  return out;
+}
+
+// Runs redis-cli against the main test server.
+inline std::string redis_cli(const std::string& args) {
+  return shell("redis-cli -p " + env_or_fail("RL_TEST_REDIS_PORT") + " " + args);
+}
+
+inline ManualClock& manual_clock(Store& store) {
+  return dynamic_cast<ManualClock&>(store.clock());
+}
+
+inline const char* const kAlgorithms[] = {"gcra", "token_bucket", "sliding_log", "sliding_window",
+                                          "fixed_window"};
+
+}  // namespace rl::test
