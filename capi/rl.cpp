@@ -2,6 +2,7 @@
 // an rl_status plus an rl_error. Nothing thrown crosses this file.
 #include "rl/rl.h"
 
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -71,11 +72,26 @@ std::string_view key_of(const char* key, size_t key_len, const std::string& what
   return key_len == 0 ? std::string_view{} : std::string_view(key, key_len);
 }
 
+// A request's key and cost, checked but not copied: sync calls need no
+// allocation for them.
+struct RequestView {
+  std::string_view key;
+  int64_t cost;
+};
+
+RequestView view_of(const rl_request* request, const char* what = "request") {
+  require(request, what);
+  check_version(request->version, RL_REQUEST_VERSION, what);
+  if (request->key == nullptr && request->key_len > 0) {
+    rl::fail_invalid(std::string(what) + ".key: is NULL");
+  }
+  return {key_of(request->key, request->key_len, "key"), request->cost};
+}
+
+// The request as a call that owns its key, for async calls and batches.
 rl::Call call_of(const rl_request* request, rl::Op op, const std::string& what = "request") {
-  require(request, what.c_str());
-  check_version(request->version, RL_REQUEST_VERSION, what.c_str());
-  return rl::Call{op, std::string(key_of(request->key, request->key_len, what + ".key")),
-                  request->cost};
+  const RequestView v = view_of(request, what.c_str());
+  return rl::Call{op, std::string(v.key), v.cost};
 }
 
 void fill(rl_decision* out, const rl::Verdict& v) {
@@ -109,8 +125,8 @@ rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl
       require(decision, "decision");
       check_version(decision->version, RL_DECISION_VERSION, "decision");
     }
-    const rl::Call call = call_of(request, op);
-    return finish(limiter->limiter->run(op, call.key, call.cost), decision, err);
+    const RequestView v = view_of(request);
+    return finish(limiter->limiter->run(op, v.key, v.cost), decision, err);
   });
 }
 
@@ -280,10 +296,13 @@ rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request*
   return guarded(err, [&] {
     require(limiter, "limiter");
     require(reinterpret_cast<const void*>(callback), "callback");
-    if (op < RL_OP_ACQUIRE || op > RL_OP_RESET) {
-      rl::fail_invalid("op: " + std::to_string(static_cast<int>(op)) + " is not an rl_op");
+    // A C caller may pass any int: read it as one, never as an rl_op (UB in C++).
+    int op_value = 0;
+    std::memcpy(&op_value, &op, sizeof op);
+    if (op_value < RL_OP_ACQUIRE || op_value > RL_OP_RESET) {
+      rl::fail_invalid("op: " + std::to_string(op_value) + " is not an rl_op");
     }
-    rl::Call call = call_of(request, static_cast<rl::Op>(op));
+    rl::Call call = call_of(request, static_cast<rl::Op>(op_value));
     limiter->limiter->run_async(std::move(call), [callback, user_data](rl::Outcome&& o) {
       if (o.code != rl::Code::ok) {
         const rl_error e{static_cast<rl_status>(o.code), std::move(o.message)};

@@ -17,9 +17,8 @@ int64_t MonotonicClock::now_us() const {
 void ManualClock::set(int64_t now_us) {
   int64_t current = now_.load(std::memory_order_acquire);
   if (now_us < current) {
-    fail_invalid("now_us: " + std::to_string(now_us) +
-                 " is before the clock's time " + std::to_string(current) +
-                 "; time never goes backwards");
+    fail_invalid("now_us: " + std::to_string(now_us) + " is before the clock's time " +
+                 std::to_string(current) + "; time never goes backwards");
   }
   if (now_us > kMaxTime) fail_invalid("now_us: beyond 2^52 microseconds");
   while (!now_.compare_exchange_weak(current, std::max(current, now_us))) {

@@ -22,8 +22,7 @@ enum class Code : int {
 
 class Error : public std::runtime_error {
  public:
-  Error(Code code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(Code code, const std::string& message) : std::runtime_error(message), code_(code) {}
   Code code() const noexcept { return code_; }
 
  private:

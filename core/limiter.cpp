@@ -7,7 +7,9 @@
 namespace rl {
 
 Limiter::Limiter(std::shared_ptr<Store> store, const Settings& settings)
-    : store_(std::move(store)), policy_(Policy::from(settings)), backend_(store_->backend_for(policy_)) {}
+    : store_(std::move(store)),
+      policy_(Policy::from(settings)),
+      backend_(store_->backend_for(policy_)) {}
 
 void Limiter::check_key(std::string_view key, std::string_view what) {
   if (key.empty()) fail_invalid(std::string(what) + ": is empty");
@@ -21,11 +23,13 @@ void Limiter::check_cost(Op op, int64_t cost, std::string_view what) {
   if (op == Op::reset) return;
   const int64_t min = op == Op::peek ? 0 : 1;
   if (cost < min) {
-    fail_invalid(std::string(what) + ": " + std::to_string(cost) + (cost < 0 ? " is negative" : " means nothing") +
-                 "; it must be at least " + std::to_string(min));
+    fail_invalid(std::string(what) + ": " + std::to_string(cost) +
+                 (cost < 0 ? " is negative" : " means nothing") + "; it must be at least " +
+                 std::to_string(min));
   }
   if (cost > kMaxLimit) {
-    fail_invalid(std::string(what) + ": " + std::to_string(cost) + " is larger than the maximum 2^40");
+    fail_invalid(std::string(what) + ": " + std::to_string(cost) +
+                 " is larger than the maximum 2^40");
   }
 }
 

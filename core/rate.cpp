@@ -37,8 +37,7 @@ int64_t unit_us(std::string_view unit) {
   return 0;
 }
 
-int64_t parse_duration_impl(std::string_view text, std::string_view what,
-                            bool number_optional) {
+int64_t parse_duration_impl(std::string_view text, std::string_view what, bool number_optional) {
   std::string_view s = trim(text);
   size_t digits = 0;
   while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
@@ -56,7 +55,8 @@ int64_t parse_duration_impl(std::string_view text, std::string_view what,
   }
   int64_t unit_length = unit_us(unit);
   if (unit.empty()) bad("needs a unit: us, ms, s, m, h or d");
-  if (unit_length == 0) bad("has an unknown unit '" + std::string(unit) + "'; use us, ms, s, m, h or d");
+  if (unit_length == 0)
+    bad("has an unknown unit '" + std::string(unit) + "'; use us, ms, s, m, h or d");
   if (count > kMaxWindowUs / unit_length) bad("is longer than 366 days");
   return count * unit_length;
 }
@@ -74,7 +74,8 @@ int64_t parse_duration(std::string_view text, std::string_view what) {
 std::vector<Rate> parse_rates(std::string_view text) {
   std::vector<Rate> rates;
   std::string_view rest = text;
-  if (trim(rest).empty()) fail_invalid("limit: is empty; expected for example '100/1m' or '10/s, 1000/h'");
+  if (trim(rest).empty())
+    fail_invalid("limit: is empty; expected for example '100/1m' or '10/s, 1000/h'");
   while (true) {
     size_t comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
@@ -82,7 +83,8 @@ std::vector<Rate> parse_rates(std::string_view text) {
     auto bad = [&](const std::string& why) {
       fail_invalid("limit: '" + std::string(item) + "' " + why);
     };
-    if (slash == std::string_view::npos) bad("has no '/'; expected <count>/<window>, for example 100/1m");
+    if (slash == std::string_view::npos)
+      bad("has no '/'; expected <count>/<window>, for example 100/1m");
     std::string_view count_text = trim(item.substr(0, slash));
     std::string_view window_text = item.substr(slash + 1);
     Rate rate;

@@ -10,9 +10,9 @@
 namespace rl {
 
 struct Rate {
-  int64_t limit = 0;      // units per window
-  int64_t window_us = 0;  // window length
-  int64_t burst = 0;      // capacity; equals limit unless set
+  int64_t limit = 0;           // units per window
+  int64_t window_us = 0;       // window length
+  int64_t burst = 0;           // capacity; equals limit unless set
   int64_t granularity_us = 0;  // sliding_window's sub-window; divides window_us
   // limit and window divided by their greatest common divisor: the rate
   // limit/window as a reduced fraction, so that scaled arithmetic stays small.

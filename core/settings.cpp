@@ -9,35 +9,54 @@
 namespace rl {
 namespace {
 
-void validate_name(std::string_view value) { check_name("name", value); }
-void validate_prefix(std::string_view value) { check_name("prefix", value); }
-void validate_algorithm(std::string_view value) { parse_algorithm(value); }
-void validate_limit(std::string_view value) { parse_rates(value); }
-void validate_burst(std::string_view value) { parse_bursts(value); }
-void validate_granularity(std::string_view value) { parse_duration(value, "granularity"); }
+void validate_name(std::string_view value) {
+  check_name("name", value);
+}
+void validate_prefix(std::string_view value) {
+  check_name("prefix", value);
+}
+void validate_algorithm(std::string_view value) {
+  parse_algorithm(value);
+}
+void validate_limit(std::string_view value) {
+  parse_rates(value);
+}
+void validate_burst(std::string_view value) {
+  parse_bursts(value);
+}
+void validate_granularity(std::string_view value) {
+  parse_duration(value, "granularity");
+}
 void validate_clock(std::string_view value) {
   if (value != "monotonic" && value != "manual") {
     fail_invalid("clock: '" + std::string(value) + "' is not 'monotonic' or 'manual'");
   }
 }
-void validate_timeout(std::string_view value) { parse_count("timeout_ms", value, 1, 3600000); }
+void validate_timeout(std::string_view value) {
+  parse_count("timeout_ms", value, 1, 3600000);
+}
 void validate_connect_timeout(std::string_view value) {
   parse_count("connect_timeout_ms", value, 1, 3600000);
 }
-void validate_reconnect_max(std::string_view value) { parse_count("reconnect_max_ms", value, 1, 3600000); }
+void validate_reconnect_max(std::string_view value) {
+  parse_count("reconnect_max_ms", value, 1, 3600000);
+}
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
-     "gcra (default), token_bucket, sliding_log, sliding_window or fixed_window", validate_algorithm},
+     "gcra (default), token_bucket, sliding_log, sliding_window or fixed_window",
+     validate_algorithm},
     {"limit", Scope::limiter, "one or more limits, e.g. '100/1m' or '10/s, 1000/h' (required)",
      validate_limit},
     {"burst", Scope::limiter,
      "capacity of gcra and token_bucket, one per limit, comma-separated (default: the limit)",
      validate_burst},
-    {"name", Scope::limiter, "namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default')",
+    {"name", Scope::limiter,
+     "namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default')",
      validate_name},
     {"granularity", Scope::limiter,
-     "sub-window of sliding_window, dividing every window, at most 1000 per window (default: the window)",
+     "sub-window of sliding_window, dividing every window, at most 1000 per window (default: the "
+     "window)",
      validate_granularity},
     {"clock", Scope::store, "monotonic (default) or manual (tests: time moves only when told)",
      validate_clock},
@@ -46,7 +65,8 @@ constexpr SettingInfo kSettings[] = {
     {"connect_timeout_ms", Scope::store, "deadline of a connection attempt (default 1000)",
      validate_connect_timeout},
     {"reconnect_max_ms", Scope::store,
-     "longest wait between Redis reconnect attempts; waits start at 10 ms, double, jittered (default 500)",
+     "longest wait between Redis reconnect attempts; waits start at 10 ms, double, jittered "
+     "(default 500)",
      validate_reconnect_max},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},

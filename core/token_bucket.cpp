@@ -5,7 +5,9 @@
 namespace rl {
 namespace {
 
-int64_t capacity(const Rate& r) { return r.burst * r.window_reduced; }
+int64_t capacity(const Rate& r) {
+  return r.burst * r.window_reduced;
+}
 
 // The level at `now`, refilled since it was measured and capped at capacity.
 int64_t level_at(const TokenBucket::State& s, const Rate& r, int64_t now) {

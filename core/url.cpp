@@ -34,7 +34,8 @@ Url parse_url(std::string_view text, int default_port) {
   Url url;
   const size_t scheme_end = text.find("://");
   if (scheme_end == std::string_view::npos || scheme_end == 0) {
-    fail_invalid("url: '" + std::string(text) + "' has no scheme; expected memory:// or redis://host:port");
+    fail_invalid("url: '" + std::string(text) +
+                 "' has no scheme; expected memory:// or redis://host:port");
   }
   url.scheme = std::string(text.substr(0, scheme_end));
   std::string_view rest = text.substr(scheme_end + 3);
@@ -49,7 +50,8 @@ Url parse_url(std::string_view text, int default_port) {
       if (eq == std::string_view::npos || eq == 0) {
         fail_invalid("url: query item '" + std::string(pair) + "' is not key=value");
       }
-      url.query.emplace_back(std::string(pair.substr(0, eq)), percent_decode(pair.substr(eq + 1), text));
+      url.query.emplace_back(std::string(pair.substr(0, eq)),
+                             percent_decode(pair.substr(eq + 1), text));
       query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     }
   }
@@ -77,8 +79,9 @@ Url parse_url(std::string_view text, int default_port) {
     // "[::1]:6379" brackets an IPv6 address; otherwise the port follows the last ':'.
     const size_t bracket = hostport.find(']');
     const size_t colon = hostport.rfind(':');
-    const bool has_port = colon != std::string_view::npos &&
-                          (bracket == std::string_view::npos ? hostport.front() != '[' : colon > bracket);
+    const bool has_port =
+        colon != std::string_view::npos &&
+        (bracket == std::string_view::npos ? hostport.front() != '[' : colon > bracket);
     if (has_port) {
       e.host = std::string(hostport.substr(0, colon));
       e.port = static_cast<int>(parse_count("url port", hostport.substr(colon + 1), 1, 65535));

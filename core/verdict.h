@@ -14,7 +14,11 @@ struct Verdict {
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t floor_div(int64_t a, int64_t b) { return a / b; }
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+inline int64_t floor_div(int64_t a, int64_t b) {
+  return a / b;
+}
 
 }  // namespace rl

@@ -2,25 +2,25 @@
 
 #include "_cgo_export.h"
 
-static void on_call_done(void *user_data, rl_status status, const rl_decision *decision,
-                         const rl_error *err) {
-  rlgoCompleteCall((uintptr_t)user_data, (int)status, (rl_decision *)decision, (rl_error *)err);
+static void on_call_done(void* user_data, rl_status status, const rl_decision* decision,
+                         const rl_error* err) {
+  rlgoCompleteCall((uintptr_t)user_data, (int)status, (rl_decision*)decision, (rl_error*)err);
 }
 
-static void on_batch_done(void *user_data, rl_status status, const rl_decision *decisions,
-                          size_t count, const rl_error *err) {
-  rlgoCompleteBatch((uintptr_t)user_data, (int)status, (rl_decision *)decisions, count,
-                    (rl_error *)err);
+static void on_batch_done(void* user_data, rl_status status, const rl_decision* decisions,
+                          size_t count, const rl_error* err) {
+  rlgoCompleteBatch((uintptr_t)user_data, (int)status, (rl_decision*)decisions, count,
+                    (rl_error*)err);
 }
 
-rl_status rlgo_call_async(rl_limiter *limiter, int op, const char *key, size_t key_len,
-                          int64_t cost, uintptr_t handle, rl_error **err) {
+rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t key_len,
+                          int64_t cost, uintptr_t handle, rl_error** err) {
   const rl_request request = {RL_REQUEST_VERSION, key, key_len, cost};
-  return rl_limiter_call_async(limiter, (rl_op)op, &request, on_call_done, (void *)handle, err);
+  return rl_limiter_call_async(limiter, (rl_op)op, &request, on_call_done, (void*)handle, err);
 }
 
-rl_status rlgo_batch_async(rl_limiter *limiter, const rl_request *requests, size_t count,
-                           uintptr_t handle, rl_error **err) {
-  return rl_limiter_acquire_batch_async(limiter, requests, count, on_batch_done, (void *)handle,
+rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                           uintptr_t handle, rl_error** err) {
+  return rl_limiter_acquire_batch_async(limiter, requests, count, on_batch_done, (void*)handle,
                                         err);
 }

@@ -4,17 +4,16 @@
 #ifndef RL_GO_SHIM_H
 #define RL_GO_SHIM_H
 
-#include <stdint.h>
-
 #include <rl/rl.h>
+#include <stdint.h>
 
 /* rl_limiter_call_async for one key; the key is copied by rl before this
  * returns. handle is the cgo.Handle of the waiting Go call. */
-rl_status rlgo_call_async(rl_limiter *limiter, int op, const char *key, size_t key_len,
-                          int64_t cost, uintptr_t handle, rl_error **err);
+rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t key_len,
+                          int64_t cost, uintptr_t handle, rl_error** err);
 
 /* rl_limiter_acquire_batch_async completing into rlgoCompleteBatch. */
-rl_status rlgo_batch_async(rl_limiter *limiter, const rl_request *requests, size_t count,
-                           uintptr_t handle, rl_error **err);
+rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                           uintptr_t handle, rl_error** err);
 
 #endif

@@ -7,18 +7,17 @@
  * the one store and limiter, and each prints its own line. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <rl/rl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <rl/rl.h>
-
 static pthread_barrier_t start_together;
 
 typedef struct worker {
-  rl_limiter *limiter;
-  const char *key;
+  rl_limiter* limiter;
+  const char* key;
   long attempts;
   long admitted;
   long denied;
@@ -28,14 +27,14 @@ typedef struct worker {
   char message[256];
 } worker;
 
-static void *hammer(void *arg) {
-  worker *w = arg;
+static void* hammer(void* arg) {
+  worker* w = arg;
   w->min_retry_us = -1;
   pthread_barrier_wait(&start_together);
   for (long i = 0; i < w->attempts; i++) {
     rl_request req = {RL_REQUEST_VERSION, w->key, strlen(w->key), 1};
     rl_decision d = {.version = RL_DECISION_VERSION};
-    rl_error *err = NULL;
+    rl_error* err = NULL;
     w->status = rl_limiter_acquire(w->limiter, &req, &d, &err);
     if (w->status != RL_OK) {
       snprintf(w->message, sizeof w->message, "%s", rl_error_message(err));
@@ -47,20 +46,21 @@ static void *hammer(void *arg) {
       continue;
     }
     w->denied++;
-    if (w->min_retry_us < 0 || d.retry_after_us < w->min_retry_us) w->min_retry_us = d.retry_after_us;
+    if (w->min_retry_us < 0 || d.retry_after_us < w->min_retry_us)
+      w->min_retry_us = d.retry_after_us;
     if (d.retry_after_us > w->max_retry_us) w->max_retry_us = d.retry_after_us;
   }
   return NULL;
 }
 
-static int fail(rl_error *err) {
+static int fail(rl_error* err) {
   fprintf(stderr, "rl_demo_worker: %s: %s\n", rl_status_name(rl_error_status(err)),
           rl_error_message(err));
   rl_error_free(err);
   return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 6 && argc != 7) {
     fprintf(stderr, "usage: %s URL NAME LIMIT KEY ATTEMPTS [THREADS]\n", argv[0]);
     return 2;
@@ -70,10 +70,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "rl_demo_worker: THREADS must be 1 to 64\n");
     return 2;
   }
-  rl_error *err = NULL;
-  rl_store *store = NULL;
-  rl_limiter *limiter = NULL;
-  rl_config *cfg = rl_config_new();
+  rl_error* err = NULL;
+  rl_store* store = NULL;
+  rl_limiter* limiter = NULL;
+  rl_config* cfg = rl_config_new();
   if (rl_store_open(argv[1], NULL, &store, &err) != RL_OK) return fail(err);
   if (rl_config_set(cfg, "algorithm", "gcra", &err) != RL_OK ||
       rl_config_set(cfg, "name", argv[2], &err) != RL_OK ||
@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (int t = 0; t < threads; t++) {
     pthread_join(ids[t], NULL);
-    worker *w = &workers[t];
+    worker* w = &workers[t];
     if (w->status != RL_OK) {
       fprintf(stderr, "rl_demo_worker: %s: %s\n", rl_status_name(w->status), w->message);
       rc = 1;
@@ -101,8 +101,8 @@ int main(int argc, char **argv) {
     }
     char name[32] = "c";
     if (threads > 1) snprintf(name, sizeof name, "c-thread-%d", t + 1);
-    printf("{\"worker\":\"%s\",\"pid\":%d,\"admitted\":%ld,\"denied\":%ld,\"retry_after_ms\":[", name,
-           (int)getpid(), w->admitted, w->denied);
+    printf("{\"worker\":\"%s\",\"pid\":%d,\"admitted\":%ld,\"denied\":%ld,\"retry_after_ms\":[",
+           name, (int)getpid(), w->admitted, w->denied);
     if (w->denied > 0) {
       printf("%" PRId64 ",%" PRId64, w->min_retry_us / 1000, w->max_retry_us / 1000);
     }

@@ -3,10 +3,10 @@
 #include <stdio.h>
 
 int main(void) {
-  rl_store *store;
-  rl_limiter *limiter;
-  rl_config *cfg = rl_config_new();
-  rl_error *err = NULL;
+  rl_store* store;
+  rl_limiter* limiter;
+  rl_config* cfg = rl_config_new();
+  rl_error* err = NULL;
   if (rl_store_open("memory://", NULL, &store, &err) != RL_OK ||
       rl_config_set(cfg, "algorithm", "gcra", &err) != RL_OK ||
       rl_config_set(cfg, "limit", "5/s", &err) != RL_OK ||

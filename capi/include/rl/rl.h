@@ -76,10 +76,10 @@ typedef enum rl_status {
 
 /* The name of a status ("RL_E_INVALID_ARG"), or NULL for a value that is
  * not a status. Static storage; thread-safe. */
-RL_API const char *rl_status_name(int status);
+RL_API const char* rl_status_name(int status);
 
 /* "1.0.0" of the library loaded at run time. Static storage. */
-RL_API const char *rl_version(void);
+RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Errors */
@@ -87,11 +87,11 @@ RL_API const char *rl_version(void);
 typedef struct rl_error rl_error;
 
 /* The status carried by err; RL_OK for NULL. */
-RL_API rl_status rl_error_status(const rl_error *err);
+RL_API rl_status rl_error_status(const rl_error* err);
 /* The message of err, valid until rl_error_free(err); "" for NULL. */
-RL_API const char *rl_error_message(const rl_error *err);
+RL_API const char* rl_error_message(const rl_error* err);
 /* Frees err. NULL is a no-op. */
-RL_API void rl_error_free(rl_error *err);
+RL_API void rl_error_free(rl_error* err);
 
 /* ------------------------------------------------------------------ */
 /* Settings: string key/value pairs, validated when set. */
@@ -100,17 +100,16 @@ typedef struct rl_config rl_config;
 
 /* A new, empty config; NULL only when out of memory. Free with
  * rl_config_free. Not thread-safe: one thread builds it. */
-RL_API rl_config *rl_config_new(void);
-RL_API void rl_config_free(rl_config *cfg);
+RL_API rl_config* rl_config_new(void);
+RL_API void rl_config_free(rl_config* cfg);
 /* Sets key to value (both NUL-terminated, copied). An unknown key or a
  * malformed value is RL_E_INVALID_ARG naming the key; the config is then
  * unchanged. Setting a key again replaces its value. */
-RL_API rl_status rl_config_set(rl_config *cfg, const char *key,
-                               const char *value, rl_error **err);
+RL_API rl_status rl_config_set(rl_config* cfg, const char* key, const char* value, rl_error** err);
 /* Describes the setting at index (0, 1, ...): returns its name and stores
  * a one-line description in *description (may be NULL). Returns NULL past
  * the last setting. Static storage; thread-safe. */
-RL_API const char *rl_config_describe(size_t index, const char **description);
+RL_API const char* rl_config_describe(size_t index, const char** description);
 
 /* ------------------------------------------------------------------ */
 /* Stores */
@@ -122,25 +121,23 @@ typedef struct rl_store rl_store;
  * optional (NULL) and may carry store settings too; it is copied, and the
  * caller still frees it. On success *out owns a store; free it with
  * rl_store_free. */
-RL_API rl_status rl_store_open(const char *url, const rl_config *cfg,
-                               rl_store **out, rl_error **err);
+RL_API rl_status rl_store_open(const char* url, const rl_config* cfg, rl_store** out,
+                               rl_error** err);
 /* Closes the store: every pending asynchronous call completes with
  * RL_E_SHUTDOWN before this returns, and every later call on the store or
  * its limiters fails with RL_E_SHUTDOWN. Idempotent. Must not be called
  * from inside a completion callback of this store. */
-RL_API void rl_store_close(rl_store *store);
+RL_API void rl_store_close(rl_store* store);
 /* Closes the store (see rl_store_close) and frees the handle. Limiters made
  * from it stay valid to free, and fail their calls with RL_E_SHUTDOWN.
  * NULL is a no-op. */
-RL_API void rl_store_free(rl_store *store);
+RL_API void rl_store_free(rl_store* store);
 
 /* Manual clock (stores opened with clock=manual only; otherwise
  * RL_E_INVALID_ARG). Sets the store's time to now_us microseconds, or
  * moves it by delta_us (>= 0). Time never goes backwards. */
-RL_API rl_status rl_store_clock_set(rl_store *store, int64_t now_us,
-                                    rl_error **err);
-RL_API rl_status rl_store_clock_advance(rl_store *store, int64_t delta_us,
-                                        rl_error **err);
+RL_API rl_status rl_store_clock_set(rl_store* store, int64_t now_us, rl_error** err);
+RL_API rl_status rl_store_clock_advance(rl_store* store, int64_t delta_us, rl_error** err);
 
 /* ------------------------------------------------------------------ */
 /* Limiters */
@@ -150,17 +147,17 @@ typedef struct rl_limiter rl_limiter;
 /* A new limiter over store with the limiter settings in cfg (algorithm,
  * limit, burst, name, ...; see rl_config_describe). cfg is copied; the caller
  * still frees it. Free the limiter with rl_limiter_free. */
-RL_API rl_status rl_limiter_new(rl_store *store, const rl_config *cfg,
-                                rl_limiter **out, rl_error **err);
+RL_API rl_status rl_limiter_new(rl_store* store, const rl_config* cfg, rl_limiter** out,
+                                rl_error** err);
 /* Frees the limiter. Pending asynchronous calls still complete. NULL is a
  * no-op. */
-RL_API void rl_limiter_free(rl_limiter *limiter);
+RL_API void rl_limiter_free(rl_limiter* limiter);
 
 #define RL_REQUEST_VERSION 1
 /* One request. Set version to RL_REQUEST_VERSION. */
 typedef struct rl_request {
   uint32_t version;
-  const char *key;
+  const char* key;
   size_t key_len;
   /* Units this request takes (acquire, peek) or gives back (refund). At
    * least 1 (peek also takes 0: the state without a request). */
@@ -195,41 +192,32 @@ typedef struct rl_decision {
 
 /* Decides request and records its cost when admitted. Blocks for one store
  * round trip (none for memory://). */
-RL_API rl_status rl_limiter_acquire(rl_limiter *limiter,
-                                    const rl_request *request,
-                                    rl_decision *decision, rl_error **err);
+RL_API rl_status rl_limiter_acquire(rl_limiter* limiter, const rl_request* request,
+                                    rl_decision* decision, rl_error** err);
 /* Decides request without recording anything. */
-RL_API rl_status rl_limiter_peek(rl_limiter *limiter,
-                                 const rl_request *request,
-                                 rl_decision *decision, rl_error **err);
+RL_API rl_status rl_limiter_peek(rl_limiter* limiter, const rl_request* request,
+                                 rl_decision* decision, rl_error** err);
 /* Gives back request->cost units to the key (never beyond full capacity);
  * *decision (optional, may be NULL) describes the key afterwards. */
-RL_API rl_status rl_limiter_refund(rl_limiter *limiter,
-                                   const rl_request *request,
-                                   rl_decision *decision, rl_error **err);
+RL_API rl_status rl_limiter_refund(rl_limiter* limiter, const rl_request* request,
+                                   rl_decision* decision, rl_error** err);
 /* Forgets all state of key: it is back to full capacity. */
-RL_API rl_status rl_limiter_reset(rl_limiter *limiter, const char *key,
-                                  size_t key_len, rl_error **err);
+RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t key_len,
+                                  rl_error** err);
 /* Acquires, and while denied sleeps for the retry_after it was told and
  * tries again, until admitted or until timeout_us has passed. If the wait
  * would end past the deadline it returns the denial at once (RL_OK,
  * allowed = 0), without sleeping in vain. With clock=manual it never
  * sleeps: it returns the first decision. */
-RL_API rl_status rl_limiter_acquire_wait(rl_limiter *limiter,
-                                         const rl_request *request,
-                                         int64_t timeout_us,
-                                         rl_decision *decision,
-                                         rl_error **err);
+RL_API rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request,
+                                         int64_t timeout_us, rl_decision* decision, rl_error** err);
 /* Acquires count requests (each with its own key and cost) in one round
  * trip per store node. Each request is decided on its own, in order.
  * decisions[i] (each with its version set) receives the i-th decision. If
  * any request is malformed, nothing is decided and the error names its
  * index. */
-RL_API rl_status rl_limiter_acquire_batch(rl_limiter *limiter,
-                                          const rl_request *requests,
-                                          size_t count,
-                                          rl_decision *decisions,
-                                          rl_error **err);
+RL_API rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* requests,
+                                          size_t count, rl_decision* decisions, rl_error** err);
 
 /* ------------------------------------------------------------------ */
 /* Asynchronous calls */
@@ -248,32 +236,27 @@ typedef enum rl_op {
  * decision), err when it is not. Both are valid only during the callback;
  * the callback must not free them. It must not block for long: it delays the
  * store's other completions. */
-typedef void (*rl_callback)(void *user_data, rl_status status,
-                            const rl_decision *decision, const rl_error *err);
+typedef void (*rl_callback)(void* user_data, rl_status status, const rl_decision* decision,
+                            const rl_error* err);
 
 /* Starts op on request and returns at once. On RL_OK the callback runs
  * exactly once later; on any other status it never runs. The request and
  * its key are copied. */
-RL_API rl_status rl_limiter_call_async(rl_limiter *limiter, rl_op op,
-                                       const rl_request *request,
-                                       rl_callback callback, void *user_data,
-                                       rl_error **err);
+RL_API rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request* request,
+                                       rl_callback callback, void* user_data, rl_error** err);
 /* rl_limiter_call_async with RL_OP_ACQUIRE. */
-RL_API rl_status rl_limiter_acquire_async(rl_limiter *limiter,
-                                          const rl_request *request,
-                                          rl_callback callback,
-                                          void *user_data, rl_error **err);
+RL_API rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* request,
+                                          rl_callback callback, void* user_data, rl_error** err);
 
 /* Completion of an asynchronous batch: count decisions in order, valid
  * only during the callback. Same threading rules as rl_callback. */
-typedef void (*rl_batch_callback)(void *user_data, rl_status status,
-                                  const rl_decision *decisions, size_t count,
-                                  const rl_error *err);
+typedef void (*rl_batch_callback)(void* user_data, rl_status status, const rl_decision* decisions,
+                                  size_t count, const rl_error* err);
 /* Starts rl_limiter_acquire_batch and returns at once; the callback runs
  * exactly once on RL_OK, never otherwise. Requests and keys are copied. */
-RL_API rl_status rl_limiter_acquire_batch_async(
-    rl_limiter *limiter, const rl_request *requests, size_t count,
-    rl_batch_callback callback, void *user_data, rl_error **err);
+RL_API rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests,
+                                                size_t count, rl_batch_callback callback,
+                                                void* user_data, rl_error** err);
 
 #ifdef __cplusplus
 }
