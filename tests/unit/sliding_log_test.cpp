@@ -1,0 +1,56 @@
+// sliding_log: on the struct, then through the memory store with the manual clock.
+#include "sliding_log.h"
+
+#include "capi_helpers.h"
+#include "core_helpers.h"
+
+namespace {
+
+using rl_test::OneKey;
+using rl_test::rate_of;
+using rl_test::verdict_is;
+
+TEST(SlidingLog, AdmitsTheLimitThenWaitsForTheOldestEntry) {
+  OneKey<rl::SlidingLog> key(rate_of("3/s"));
+  EXPECT_TRUE(verdict_is(key.acquire(0), true, 3, 2, 0, 1000000));
+  EXPECT_TRUE(verdict_is(key.acquire(10), true, 3, 1, 0, 1000000));
+  EXPECT_TRUE(verdict_is(key.acquire(20), true, 3, 0, 0, 1000000));
+  // Two units must wait until the two oldest entries (at 0 and 10) expire.
+  EXPECT_TRUE(verdict_is(key.acquire(30, 2), false, 3, 0, 999980, 999990));
+}
+
+TEST(SlidingLog, AnEntryLeavesExactlyOneWindowLater) {
+  OneKey<rl::SlidingLog> key(rate_of("2/s"));
+  key.acquire(0, 2);
+  EXPECT_TRUE(verdict_is(key.acquire(999999), false, 2, 0, 1, 1));
+  EXPECT_TRUE(verdict_is(key.acquire(1000000), true, 2, 1, 0, 1000000));
+}
+
+TEST(SlidingLog, CostAboveLimitIsNeverAndConsumesNothing) {
+  OneKey<rl::SlidingLog> key(rate_of("2/s"));
+  EXPECT_TRUE(verdict_is(key.acquire(0, 3), false, 2, 2, -1, 0));
+  EXPECT_TRUE(key.states[0].entries.empty());
+}
+
+TEST(SlidingLog, RefundRemovesTheNewestUnitsFirst) {
+  OneKey<rl::SlidingLog> key(rate_of("4/s"));
+  key.acquire(0, 2);
+  key.acquire(500000, 2);
+  EXPECT_TRUE(verdict_is(key.run(rl::Op::refund, 500000, 3), true, 4, 3, 0, 500000));
+  // The unit left is the one from 0: it expires at 1 s.
+  EXPECT_TRUE(verdict_is(key.acquire(999999, 4), false, 4, 3, 1, 1));
+}
+
+TEST(SlidingLogStore, WindowSlidesThroughTheCApi) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(store.get(), {{"algorithm", "sliding_log"}, {"limit", "2/1m"}});
+  EXPECT_TRUE(rl_test::decision_is(rl_test::acquire(lim.get(), "k"), {true, 2, 1, 0, 60000000}));
+  rl_test::advance(store.get(), 30000000);
+  EXPECT_TRUE(rl_test::decision_is(rl_test::acquire(lim.get(), "k"), {true, 2, 0, 0, 60000000}));
+  EXPECT_TRUE(
+      rl_test::decision_is(rl_test::acquire(lim.get(), "k"), {false, 2, 0, 30000000, 60000000}));
+  rl_test::advance(store.get(), 30000000);
+  EXPECT_TRUE(rl_test::decision_is(rl_test::acquire(lim.get(), "k"), {true, 2, 0, 0, 60000000}));
+}
+
+}  // namespace
