@@ -135,21 +135,39 @@ rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl
 extern "C" {
 
 const char* rl_status_name(int status) {
-  static const char* const names[RL_STATUS_COUNT] = {
-      "RL_OK",           "RL_E_INVALID_ARG", "RL_E_TIMEOUT",  "RL_E_BACKEND_UNAVAILABLE",
-      "RL_E_BACKEND_ERROR", "RL_E_SHUTDOWN", "RL_E_NO_MEMORY", "RL_E_INTERNAL",
-      "RL_E_AUTH",       "RL_E_UNSUPPORTED"};
+  static const char* const names[RL_STATUS_COUNT] = {"RL_OK",
+                                                     "RL_E_INVALID_ARG",
+                                                     "RL_E_TIMEOUT",
+                                                     "RL_E_BACKEND_UNAVAILABLE",
+                                                     "RL_E_BACKEND_ERROR",
+                                                     "RL_E_SHUTDOWN",
+                                                     "RL_E_NO_MEMORY",
+                                                     "RL_E_INTERNAL",
+                                                     "RL_E_AUTH",
+                                                     "RL_E_UNSUPPORTED"};
   return status >= 0 && status < RL_STATUS_COUNT ? names[status] : nullptr;
 }
 
-const char* rl_version(void) { return RL_VERSION_STRING; }
+const char* rl_version(void) {
+  return RL_VERSION_STRING;
+}
 
-rl_status rl_error_status(const rl_error* err) { return err ? err->status : RL_OK; }
-const char* rl_error_message(const rl_error* err) { return err ? err->message.c_str() : ""; }
-void rl_error_free(rl_error* err) { delete err; }
+rl_status rl_error_status(const rl_error* err) {
+  return err ? err->status : RL_OK;
+}
+const char* rl_error_message(const rl_error* err) {
+  return err ? err->message.c_str() : "";
+}
+void rl_error_free(rl_error* err) {
+  delete err;
+}
 
-rl_config* rl_config_new(void) { return new (std::nothrow) rl_config; }
-void rl_config_free(rl_config* cfg) { delete cfg; }
+rl_config* rl_config_new(void) {
+  return new (std::nothrow) rl_config;
+}
+void rl_config_free(rl_config* cfg) {
+  delete cfg;
+}
 
 rl_status rl_config_set(rl_config* cfg, const char* key, const char* value, rl_error** err) {
   return guarded(err, [&] {
@@ -225,7 +243,9 @@ rl_status rl_limiter_new(rl_store* store, const rl_config* cfg, rl_limiter** out
   });
 }
 
-void rl_limiter_free(rl_limiter* limiter) { delete limiter; }
+void rl_limiter_free(rl_limiter* limiter) {
+  delete limiter;
+}
 
 rl_status rl_limiter_acquire(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
                              rl_error** err) {
@@ -250,8 +270,8 @@ rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t key_len,
   });
 }
 
-rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
-                                  rl_decision* decision, rl_error** err) {
+rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request,
+                                  int64_t timeout_us, rl_decision* decision, rl_error** err) {
   return guarded(err, [&] {
     require(limiter, "limiter");
     require(decision, "decision");
@@ -284,7 +304,8 @@ rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* reques
     }
     std::vector<rl::Outcome> outcomes = limiter->limiter->acquire_batch(std::move(calls));
     for (size_t i = 0; i < count; ++i) {
-      if (outcomes[i].code != rl::Code::ok) return report(err, outcomes[i].code, outcomes[i].message);
+      if (outcomes[i].code != rl::Code::ok)
+        return report(err, outcomes[i].code, outcomes[i].message);
       fill(&decisions[i], outcomes[i].verdict);
     }
     return RL_OK;
@@ -316,19 +337,21 @@ rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request*
   });
 }
 
-rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* request, rl_callback callback,
-                                   void* user_data, rl_error** err) {
+rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* request,
+                                   rl_callback callback, void* user_data, rl_error** err) {
   return rl_limiter_call_async(limiter, RL_OP_ACQUIRE, request, callback, user_data, err);
 }
 
-rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
-                                         rl_batch_callback callback, void* user_data, rl_error** err) {
+rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests,
+                                         size_t count, rl_batch_callback callback, void* user_data,
+                                         rl_error** err) {
   return guarded(err, [&] {
     require(limiter, "limiter");
     require(reinterpret_cast<const void*>(callback), "callback");
     auto calls = calls_of(requests, count);
     limiter->limiter->acquire_batch_async(
-        std::move(calls), [callback, user_data](rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
+        std::move(calls),
+        [callback, user_data](rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
           for (const rl::Outcome& o : outcomes) {
             if (o.code != rl::Code::ok) failure = o;
           }
