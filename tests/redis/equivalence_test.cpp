@@ -15,6 +15,13 @@ struct Config {
   const char* granularity;  // or nullptr
 };
 
+// How gtest (and ctest's test list) shows a Config.
+void PrintTo(const Config& c, std::ostream* os) {
+  *os << c.algorithm << " limit=" << c.limit << (c.burst ? " burst=" : "")
+      << (c.burst ? c.burst : "") << (c.granularity ? " granularity=" : "")
+      << (c.granularity ? c.granularity : "");
+}
+
 const Config kConfigs[] = {
     {"gcra", "3/s", nullptr, nullptr},
     {"gcra", "10/s, 25/5s", "4, 25", nullptr},
