@@ -32,8 +32,14 @@ struct KeyHash {
       h = (h ^ word) * 0xff51afd7ed558ccdull;
       h ^= h >> 32;
     }
+    // The tail without a variable-length memcpy (a library call, then a
+    // load that cannot be forwarded from its byte stores).
     uint64_t tail = 0;
-    std::memcpy(&tail, s.data() + i, s.size() - i);
+    if (s.size() >= 8) {
+      std::memcpy(&tail, s.data() + s.size() - 8, 8);  // the last word, overlapping
+    } else {
+      for (size_t k = 0; k < s.size(); ++k) tail |= uint64_t{static_cast<uint8_t>(s[k])} << (8 * k);
+    }
     h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
   }
