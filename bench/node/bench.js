@@ -117,6 +117,8 @@ async function main() {
   const store = await rl.open(url, { prefix });
   const rlLimiter = store.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
   const rlTokens = store.limiter({ algorithm: 'token_bucket', limit: `${HUGE}/1h`, name: 'benchtb' });
+  // The same algorithm as rate-limiter-flexible's RateLimiterRedis (a counter per fixed window).
+  const rlWindow = store.limiter({ algorithm: 'fixed_window', limit: `${HUGE}/1h`, name: 'benchfw' });
   const redis = new Redis(url, { keyPrefix: `${prefix}:` });
   const admin = new Redis(url);
   const flexible = new RateLimiterRedis({ storeClient: redis, points: HUGE, duration: 3600, keyPrefix: 'rlflx' });
@@ -128,6 +130,7 @@ async function main() {
   const redisContenders = [
     { name: 'rl (gcra)', decide: async (k) => allowedOrThrow((await rlLimiter.acquire(k)).allowed) },
     { name: 'rl (token_bucket)', decide: async (k) => allowedOrThrow((await rlTokens.acquire(k)).allowed) },
+    { name: 'rl (fixed_window)', decide: async (k) => allowedOrThrow((await rlWindow.acquire(k)).allowed) },
     { name: 'rate-limiter-flexible', decide: async (k) => allowedOrThrow((await flexible.consume(k)).remainingPoints >= 0) },
     { name: 'seed ioredis Lua bucket', decide: async (k) => allowedOrThrow(await seedBuckets.get(k).allowRequest()) },
   ];
