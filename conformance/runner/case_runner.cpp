@@ -6,9 +6,14 @@
 #include <sstream>
 #include <vector>
 
-#include "handles.h"
+#include "rl_handles.h"
 
 namespace conformance {
+
+using rl_handles::Config;
+using rl_handles::Error;
+using rl_handles::Limiter;
+using rl_handles::Store;
 namespace {
 
 const std::set<std::string> kCaseFields = {"name",  "limiter",          "clock",

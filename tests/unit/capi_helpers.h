@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <rl/rl.h>
+#include <rl_handles.h>
 
 #include <memory>
 #include <string>
@@ -11,18 +12,9 @@
 
 namespace rl_test {
 
-struct StoreDeleter {
-  void operator()(rl_store* s) const { rl_store_free(s); }
-};
-struct LimiterDeleter {
-  void operator()(rl_limiter* l) const { rl_limiter_free(l); }
-};
-struct ErrorDeleter {
-  void operator()(rl_error* e) const { rl_error_free(e); }
-};
-using StorePtr = std::unique_ptr<rl_store, StoreDeleter>;
-using LimiterPtr = std::unique_ptr<rl_limiter, LimiterDeleter>;
-using ErrorPtr = std::unique_ptr<rl_error, ErrorDeleter>;
+using StorePtr = rl_handles::Store;
+using LimiterPtr = rl_handles::Limiter;
+using ErrorPtr = rl_handles::Error;
 
 using SettingList = std::vector<std::pair<std::string, std::string>>;
 

@@ -1,11 +1,13 @@
-// Owning handles for the C ABI's objects, so that every path frees them.
+// Owning C++ handles for the C ABI's objects, so that every path frees them.
+// Internal: shared by rl's own C++ consumers of rl.h (the conformance runner
+// and the unit tests); not installed.
 #pragma once
+
+#include <rl/rl.h>
 
 #include <memory>
 
-#include "rl/rl.h"
-
-namespace conformance {
+namespace rl_handles {
 
 struct StoreFree {
   void operator()(rl_store* s) const { rl_store_free(s); }
@@ -25,4 +27,4 @@ using Limiter = std::unique_ptr<rl_limiter, LimiterFree>;
 using Config = std::unique_ptr<rl_config, ConfigFree>;
 using Error = std::unique_ptr<rl_error, ErrorFree>;
 
-}  // namespace conformance
+}  // namespace rl_handles
