@@ -14,8 +14,12 @@
 -- Numbers are Lua doubles: every value stays below 2^53 and is formatted
 -- with '%d' (tostring would print 1.7e+15).
 
+-- Library functions as locals: a global lookup per use is measurable here.
+local tonumber, floor, format = tonumber, math.floor, string.format
+local find, sub, concat, call = string.find, string.sub, table.concat, redis.call
+
 local function idiv(a, b) -- floor(a / b) for a >= 0, b > 0, exact
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   if q * b > a then
     q = q - 1
   elseif (q + 1) * b <= a then
@@ -39,12 +43,12 @@ local function min(a, b)
 end
 
 local function int(x)
-  return string.format('%d', x)
+  return format('%d', x)
 end
 
 local function now_us()
   if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
-  local t = redis.call('TIME')
+  local t = call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
@@ -66,10 +70,17 @@ end
 
 -- The stored value: the integers of every limit's state, space-separated.
 local function load(key, algo, rates)
-  local raw = redis.call('GET', key)
+  local raw = call('GET', key)
   local nums = {}
   if raw then
-    for x in string.gmatch(raw, '%S+') do nums[#nums + 1] = tonumber(x) end
+    -- Split on single spaces with find: a third of the cost of gmatch.
+    local from = 1
+    while true do
+      local space = find(raw, ' ', from, true)
+      nums[#nums + 1] = tonumber(sub(raw, from, space and space - 1))
+      if not space then break end
+      from = space + 1
+    end
   end
   local states, pos = {}, 1
   for i, r in ipairs(rates) do
@@ -91,11 +102,11 @@ local function save(key, algo, states, rates, now)
     algo.encode(states[i], out)
   end
   if idle <= now then
-    redis.call('DEL', key)
+    call('DEL', key)
     return
   end
   local ttl = max(ceil_div(idle - now, 1000), tonumber(ARGV[3]))
-  redis.call('SET', key, table.concat(out, ' '), 'PX', int(ttl))
+  call('SET', key, concat(out, ' '), 'PX', int(ttl))
 end
 
 local function verdict(r)
