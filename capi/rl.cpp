@@ -247,6 +247,15 @@ void rl_limiter_free(rl_limiter* limiter) {
   delete limiter;
 }
 
+size_t rl_limiter_limits(const rl_limiter* limiter, rl_limit_info* out, size_t capacity) {
+  if (limiter == nullptr) return 0;
+  const std::vector<rl::Rate>& rates = limiter->limiter->policy().rates;
+  for (size_t i = 0; i < rates.size() && i < capacity && out != nullptr; ++i) {
+    out[i] = rl_limit_info{rates[i].limit, rates[i].window_us, rates[i].burst};
+  }
+  return rates.size();
+}
+
 rl_status rl_limiter_acquire(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
                              rl_error** err) {
   return run_sync(limiter, rl::Op::acquire, request, decision, false, err);

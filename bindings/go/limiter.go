@@ -7,6 +7,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -22,7 +23,31 @@ type Limiter struct {
 	c       *C.rl_limiter // nil once closed
 	store   *Store        // kept reachable: dropping it would close it
 	config  Config
+	limits  []Limit
 	cleanup runtime.Cleanup
+}
+
+// Limit is one limit of a limiter as rl parsed it from Config.Limit and
+// Config.Burst: Limit units per Window, capacity Burst.
+type Limit struct {
+	Limit  int64
+	Window time.Duration
+	Burst  int64
+}
+
+// limitsOf asks rl for the limits of c (there are 1 to 8).
+func limitsOf(c *C.rl_limiter) []Limit {
+	var info [8]C.rl_limit_info
+	n := int(C.rl_limiter_limits(c, &info[0], C.size_t(len(info))))
+	out := make([]Limit, n)
+	for i := range out {
+		out[i] = Limit{
+			Limit:  int64(info[i].limit),
+			Window: time.Duration(info[i].window_us) * time.Microsecond,
+			Burst:  int64(info[i].burst),
+		}
+	}
+	return out
 }
 
 // The operations of rl_limiter_call_async.
@@ -60,6 +85,9 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 
 // Config is the configuration the limiter was made with.
 func (l *Limiter) Config() Config { return l.config }
+
+// Limits are its limits as rl parsed them, in the order of Config.Limit.
+func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
 
 // Close frees the limiter. Calls in flight still complete; later calls fail
 // with ErrShutdown. Idempotent.

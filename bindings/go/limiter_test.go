@@ -165,3 +165,16 @@ func TestStatusNamesMatchLibrary(t *testing.T) {
 		t.Fatalf("errors.As: %v", rlErr)
 	}
 }
+
+func TestLimitsAreWhatRlParsed(t *testing.T) {
+	lim := newLimiter(t, openManual(t), Config{Algorithm: GCRA, Limit: "10/sec, 1000/2hour"})
+	got := lim.Limits()
+	want := []Limit{{10, time.Second, 10}, {1000, 2 * time.Hour, 1000}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("Limits() = %+v, want %+v", got, want)
+	}
+	got[0].Limit = 99
+	if lim.Limits()[0].Limit != 10 {
+		t.Fatal("Limits() handed out its own slice")
+	}
+}

@@ -109,7 +109,7 @@ func (s *Store) Limiter(cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	liveLimiters.Add(1)
-	l := &Limiter{c: c, store: s, config: cfg}
+	l := &Limiter{c: c, store: s, config: cfg, limits: limitsOf(c)}
 	l.cleanup = runtime.AddCleanup(l, freeLimiter, c)
 	return l, nil
 }

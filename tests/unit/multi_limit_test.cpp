@@ -53,3 +53,24 @@ TEST(MultiLimitStore, AllOrNothingThroughTheCApi) {
 }
 
 }  // namespace
+
+// rl_limiter_limits describes the parsed limits, so bindings never parse
+// limit strings themselves.
+TEST(MultiLimitStore, LimitsDescribesEveryLimitInOrder) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(
+      store.get(), {{"algorithm", "gcra"}, {"limit", "10/s, 1000/1h"}, {"burst", "20, 1000"}});
+  EXPECT_EQ(rl_limiter_limits(lim.get(), nullptr, 0), 2u);
+  rl_limit_info limits[3] = {};
+  ASSERT_EQ(rl_limiter_limits(lim.get(), limits, 3), 2u);
+  EXPECT_EQ(limits[0].limit, 10);
+  EXPECT_EQ(limits[0].window_us, 1000000);
+  EXPECT_EQ(limits[0].burst, 20);
+  EXPECT_EQ(limits[1].limit, 1000);
+  EXPECT_EQ(limits[1].window_us, int64_t{3600} * 1000000);
+  EXPECT_EQ(limits[1].burst, 1000);
+  rl_limit_info first = {};
+  EXPECT_EQ(rl_limiter_limits(lim.get(), &first, 1), 2u) << "capacity 1 still reports the count";
+  EXPECT_EQ(first.limit, 10);
+  EXPECT_EQ(rl_limiter_limits(nullptr, limits, 3), 0u);
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	rl "github.com/rl-dev/rl/bindings/go"
 )
@@ -34,7 +35,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 			http.Error(w, "rate limiter unavailable", http.StatusServiceUnavailable)
 		}
 	}
-	headers := newHeaders(lim.Config())
+	headers := newHeaders(lim)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
@@ -64,51 +65,49 @@ func ClientIP(r *http.Request) string {
 
 // headers writes the header fields of one limiter's decisions.
 type headers struct {
-	name   string  // the policy's name in the header fields
-	policy string  // RateLimit-Policy, "" when the limit was not understood
-	quotas []quota // to find which limit decided
+	name   string     // the policy's name in the header fields
+	policy string     // RateLimit-Policy
+	limits []rl.Limit // as rl parsed them, to find which limit decided
 }
 
-func newHeaders(cfg rl.Config) headers {
-	h := headers{name: cfg.Name}
+func newHeaders(lim *rl.Limiter) headers {
+	h := headers{name: lim.Config().Name, limits: lim.Limits()}
 	if h.name == "" {
 		h.name = "default"
 	}
-	quotas, err := parseQuotas(cfg.Limit)
-	if err != nil {
-		return h
-	}
-	h.quotas = quotas
-	items := make([]string, len(quotas))
-	for i, q := range quotas {
-		items[i] = fmt.Sprintf("%q;q=%d;w=%d", h.itemName(i), q.units, seconds(q.window))
+	items := make([]string, len(h.limits))
+	for i, l := range h.limits {
+		items[i] = fmt.Sprintf("%q;q=%d;w=%d", h.itemName(i), l.Limit, seconds(l.Window))
 	}
 	h.policy = strings.Join(items, ", ")
 	return h
 }
 
-// itemName names the i-th limit: the limiter's name, with ".i" when it
-// has several.
+// itemName names the i-th limit: the limiter's name, with "-i" when it
+// has several (as the Node middleware does).
 func (h headers) itemName(i int) string {
-	if len(h.quotas) < 2 {
+	if len(h.limits) < 2 {
 		return h.name
 	}
-	return fmt.Sprintf("%s.%d", h.name, i)
+	return fmt.Sprintf("%s-%d", h.name, i)
 }
 
 func (h headers) set(header http.Header, d rl.Decision) {
 	item := 0
-	for i, q := range h.quotas {
-		if q.units == d.Limit {
+	for i, l := range h.limits {
+		if l.Limit == d.Limit {
 			item = i
 			break
 		}
 	}
-	if h.policy != "" {
-		header.Set("RateLimit-Policy", h.policy)
-	}
+	header.Set("RateLimit-Policy", h.policy)
 	header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", h.itemName(item), d.Remaining, seconds(d.ResetAfter)))
 	if !d.Allowed && d.RetryAfter != rl.Never {
 		header.Set("Retry-After", fmt.Sprint(seconds(d.RetryAfter)))
 	}
+}
+
+// seconds rounds d up to whole seconds, as the header fields count them.
+func seconds(d time.Duration) int64 {
+	return int64((d + time.Second - 1) / time.Second)
 }

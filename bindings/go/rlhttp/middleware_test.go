@@ -69,16 +69,3 @@ func TestMiddlewareFailsWith503WhenTheLimiterFails(t *testing.T) {
 		t.Fatalf("got %d, want 503", rec.Code)
 	}
 }
-
-func TestParseQuotas(t *testing.T) {
-	q, err := parseQuotas("10/s, 1000/2h, 5/250ms")
-	want := []quota{{10, time.Second}, {1000, 2 * time.Hour}, {5, 250 * time.Millisecond}}
-	if err != nil || len(q) != 3 || q[0] != want[0] || q[1] != want[1] || q[2] != want[2] {
-		t.Fatalf("got %v, %v", q, err)
-	}
-	for _, bad := range []string{"10", "x/s", "10/fortnight"} {
-		if _, err := parseQuotas(bad); err == nil {
-			t.Fatalf("%q parsed", bad)
-		}
-	}
-}

@@ -70,6 +70,8 @@ export declare class Limiter {
   private constructor();
   /** The settings it was made with, as librl strings. */
   readonly settings: Readonly<Record<string, string>>;
+  /** Its limits as librl parsed them, in the order of the `limit` setting. */
+  readonly limits: ReadonlyArray<Readonly<{ limit: number; windowUs: number; burst: number }>>;
   readonly store: Store;
   acquire(key: Key, cost?: Cost): Promise<Decision>;
   peek(key: Key, cost?: Cost): Promise<Decision>;

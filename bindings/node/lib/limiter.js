@@ -19,6 +19,8 @@ class Limiter {
     this.#handle = handle;
     /** The settings it was made with, as librl strings ({ algorithm: 'gcra', limit: '100/1m', ... }). */
     this.settings = settings;
+    /** Its limits as librl parsed them: [{ limit, windowUs, burst }, ...]. */
+    this.limits = Object.freeze(native.limits(handle).map(Object.freeze));
     Object.freeze(this);
   }
 

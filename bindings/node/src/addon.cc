@@ -83,6 +83,7 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
   exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
+  exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));
   return exports;
 }
 

@@ -69,6 +69,22 @@ Limiter* Limiter::Unwrap(Napi::Value handle) {
   return handle.As<Napi::External<Limiter>>().Data();
 }
 
+Napi::Value Limiter::Limits(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  std::vector<rl_limit_info> limits(rl_limiter_limits(limiter->handle_, nullptr, 0));
+  rl_limiter_limits(limiter->handle_, limits.data(), limits.size());
+  Napi::Array out = Napi::Array::New(env, limits.size());
+  for (size_t i = 0; i < limits.size(); ++i) {
+    Napi::Object limit = Napi::Object::New(env);
+    limit.Set("limit", Napi::Number::New(env, static_cast<double>(limits[i].limit)));
+    limit.Set("windowUs", Napi::Number::New(env, static_cast<double>(limits[i].window_us)));
+    limit.Set("burst", Napi::Number::New(env, static_cast<double>(limits[i].burst)));
+    out.Set(i, limit);
+  }
+  return out;
+}
+
 void Limiter::ThrowIfClosed(Napi::Env env) const {
   if (store_->closed()) ThrowRlError(env, RL_E_SHUTDOWN, "store: closed");
 }

@@ -21,6 +21,8 @@ class Limiter {
   static Napi::Value Call(const Napi::CallbackInfo& info);
   // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
   static Napi::Value Batch(const Napi::CallbackInfo& info);
+  // limits(limiter) -> [{ limit, windowUs, burst }, ...] as librl parsed them
+  static Napi::Value Limits(const Napi::CallbackInfo& info);
 
  private:
   Limiter(Store* store, rl_limiter* handle);

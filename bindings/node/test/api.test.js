@@ -21,6 +21,20 @@ test('status names come from librl', () => {
   assert.equal(err.name, 'RlError');
 });
 
+test('limiter.limits are the limits librl parsed, long unit names included', async () => {
+  const store = await rl.open('memory://');
+  try {
+    const limiter = store.limiter({ algorithm: 'gcra', limit: '10/sec, 1000/2hour', burst: '20, 1000' });
+    assert.deepStrictEqual(limiter.limits.map((l) => ({ ...l })), [
+      { limit: 10, windowUs: 1e6, burst: 20 },
+      { limit: 1000, windowUs: 2 * 3600 * 1e6, burst: 1000 },
+    ]);
+    assert.ok(Object.isFrozen(limiter.limits) && Object.isFrozen(limiter.limits[0]));
+  } finally {
+    store.close();
+  }
+});
+
 for (const config of storeConfigs) {
   const openManual = () => rl.open(withQuery(config.url, 'clock=manual'), {}, { inline: config.inline });
 

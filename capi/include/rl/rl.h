@@ -153,6 +153,21 @@ RL_API rl_status rl_limiter_new(rl_store* store, const rl_config* cfg, rl_limite
  * no-op. */
 RL_API void rl_limiter_free(rl_limiter* limiter);
 
+/* One limit of a limiter, as rl parsed it from the `limit` and `burst`
+ * settings: `limit` units per `window_us` microseconds, capacity `burst`. */
+typedef struct rl_limit_info {
+  int64_t limit;
+  int64_t window_us;
+  int64_t burst;
+} rl_limit_info;
+
+/* The limits of limiter, in the order of its `limit` setting: writes the
+ * first `capacity` of them to out (which may be NULL when capacity is 0) and
+ * returns how many there are (1 to 8; 0 for a NULL limiter). Lets bindings
+ * describe a limiter (e.g. HTTP RateLimit-Policy headers) without parsing
+ * limit strings again. Thread-safe; works after the store was closed. */
+RL_API size_t rl_limiter_limits(const rl_limiter* limiter, rl_limit_info* out, size_t capacity);
+
 #define RL_REQUEST_VERSION 1
 /* One request. Set version to RL_REQUEST_VERSION. */
 typedef struct rl_request {
