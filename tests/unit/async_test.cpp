@@ -52,17 +52,24 @@ void on_done(void* user_data, rl_status status, const rl_decision* d, const rl_e
   c.changed.notify_all();
 }
 
-TEST(Async, EveryCallbackRunsOnceOnAnotherThread) {
-  auto store = rl_test::open_manual_store();
-  auto lim = rl_test::make_limiter(store.get(), {{"limit", "100/1h"}});
-  Completions c;
+// Starts kCalls async acquires of one unit on key "k", numbered 0.. in
+// their slots (which must outlive the calls).
+std::vector<Slot> start_calls(rl_limiter* lim, Completions& c) {
   std::vector<Slot> slots;
   for (int i = 0; i < kCalls; ++i) slots.push_back({&c, i});
   const std::string key = "k";
   const rl_request req = rl_test::request(key, 1);
-  for (int i = 0; i < kCalls; ++i) {
-    ASSERT_EQ(rl_limiter_acquire_async(lim.get(), &req, on_done, &slots[i], nullptr), RL_OK);
+  for (Slot& slot : slots) {
+    EXPECT_EQ(rl_limiter_acquire_async(lim, &req, on_done, &slot, nullptr), RL_OK);
   }
+  return slots;
+}
+
+TEST(Async, EveryCallbackRunsOnceOnAnotherThread) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(store.get(), {{"limit", "100/1h"}});
+  Completions c;
+  std::vector<Slot> slots = start_calls(lim.get(), c);
   {
     std::unique_lock lock(c.mutex);
     c.changed.wait(lock, [&] { return c.total == kCalls; });
@@ -79,19 +86,15 @@ TEST(Async, CloseCompletesCallsInFlightWithShutdownBeforeItReturns) {
   auto lim = rl_test::make_limiter(store.get(), {{"limit", "100/1h"}});
   Completions c;
   c.gate_open = false;  // the first callback holds rl's thread: the rest queue up
-  std::vector<Slot> slots;
-  for (int i = 0; i < kCalls; ++i) slots.push_back({&c, i});
-  const std::string key = "k";
-  const rl_request req = rl_test::request(key, 1);
-  for (int i = 0; i < kCalls; ++i) {
-    ASSERT_EQ(rl_limiter_acquire_async(lim.get(), &req, on_done, &slots[i], nullptr), RL_OK);
-  }
+  std::vector<Slot> slots = start_calls(lim.get(), c);
   std::thread closer([&] {
     rl_store_close(store.get());
     c.close_returned = true;
   });
   // Once close has begun, new calls fail at once; then let the first callback go.
   Slot late{&c, -1};
+  const std::string key = "k";
+  const rl_request req = rl_test::request(key, 1);
   int late_started = 0;
   rl_error* err = nullptr;
   while (rl_limiter_acquire_async(lim.get(), &req, on_done, &late, &err) == RL_OK) {
