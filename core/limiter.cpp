@@ -1,7 +1,5 @@
 #include "limiter.h"
 
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 namespace rl {
@@ -60,33 +58,28 @@ void Limiter::run_async(Call call, Completion done) {
   backend_->run_async(std::move(call), std::move(done));
 }
 
-void Limiter::acquire_batch_async(std::vector<Call> calls, BatchCompletion done) {
+namespace {
+
+// Checks every request of a batch, naming its index, and makes each an acquire.
+void check_batch(std::vector<Call>& calls) {
   for (size_t i = 0; i < calls.size(); ++i) {
     const std::string at = "requests[" + std::to_string(i) + "]";
-    check_key(calls[i].key, at + ".key");
-    check_cost(Op::acquire, calls[i].cost, at + ".cost");
+    Limiter::check_key(calls[i].key, at + ".key");
+    Limiter::check_cost(Op::acquire, calls[i].cost, at + ".cost");
     calls[i].op = Op::acquire;
   }
+}
+
+}  // namespace
+
+void Limiter::acquire_batch_async(std::vector<Call> calls, BatchCompletion done) {
+  check_batch(calls);
   backend_->run_batch_async(std::move(calls), std::move(done));
 }
 
 std::vector<Outcome> Limiter::acquire_batch(std::vector<Call> calls) {
-  std::mutex mutex;
-  std::condition_variable finished;
-  bool done = false;
-  Outcome failure;
-  std::vector<Outcome> result;
-  acquire_batch_async(std::move(calls), [&](Outcome&& f, std::vector<Outcome>&& outcomes) {
-    std::lock_guard lock(mutex);
-    failure = std::move(f);
-    result = std::move(outcomes);
-    done = true;
-    finished.notify_one();
-  });
-  std::unique_lock lock(mutex);
-  finished.wait(lock, [&] { return done; });
-  if (failure.code != Code::ok) throw Error(failure.code, failure.message);
-  return result;
+  check_batch(calls);
+  return backend_->run_batch(std::move(calls));
 }
 
 }  // namespace rl

@@ -174,6 +174,15 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     }
   }
 
+  // Decided inline: nothing here waits, so no thread needs to.
+  std::vector<Outcome> run_batch(std::vector<Call> calls) override {
+    if (store_->closed()) throw Error(Code::shutdown, "store: closed");
+    std::vector<Outcome> outcomes;
+    outcomes.reserve(calls.size());
+    for (const Call& c : calls) outcomes.push_back(run(c.op, c.key, c.cost));
+    return outcomes;
+  }
+
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override {
     auto task = [self = shared_from_this(), calls = std::move(calls), done](bool shutting_down) {
       if (shutting_down) return done(shutdown_outcome(), {});

@@ -51,6 +51,9 @@ class Backend {
   virtual Outcome run(Op op, std::string_view key, int64_t cost) = 0;
   virtual void run_async(Call call, Completion done) = 0;
   virtual void run_batch_async(std::vector<Call> calls, BatchCompletion done) = 0;
+  // Runs a batch and waits: one outcome per call, in order. Throws rl::Error
+  // when the batch as a whole failed (closed store, backend down).
+  virtual std::vector<Outcome> run_batch(std::vector<Call> calls) = 0;
 };
 
 class Store {

@@ -2,13 +2,13 @@
 // one I/O thread (Asio) and the connections of its topology; limiters share
 // them. docs/redis.md describes the behaviour, docs/key-schema.md the keys.
 #include <boost/asio.hpp>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "../store.h"
 #include "../url.h"
+#include "../wait_for.h"
 #include "key_schema.h"
 #include "script_call.h"
 #include "topology.h"
@@ -104,6 +104,7 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   Outcome run(Op op, std::string_view key, int64_t cost) override;
   void run_async(Call call, Completion done) override;
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override;
+  std::vector<Outcome> run_batch(std::vector<Call> calls) override;
 
  private:
   ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
@@ -231,28 +232,33 @@ Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply) const {
   return o;
 }
 
+// A sync call from an rl callback would wait for the thread it runs on.
+constexpr const char* kSyncOnIoThread =
+    "store: a synchronous call from an rl callback would wait for itself; use the async call";
+
 Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost) {
-  if (store_->on_io_thread()) {
-    return Outcome::failure(
-        Code::unsupported,
-        "store: a synchronous call from an rl callback would wait for itself; use the async call");
-  }
-  std::mutex mutex;
-  std::condition_variable finished;
-  std::optional<Outcome> result;
+  if (store_->on_io_thread()) return Outcome::failure(Code::unsupported, kSyncOnIoThread);
   try {
-    run_async(Call{op, std::string(key), cost}, [&](Outcome&& o) {
-      std::lock_guard lock(mutex);
-      result = std::move(o);
-      finished.notify_one();
+    return wait_for<Outcome>([&](auto done) {
+      run_async(Call{op, std::string(key), cost}, std::move(done));
     });
   } catch (const Error& e) {
     if (e.code() == Code::shutdown) return shutdown_outcome();
     throw;
   }
-  std::unique_lock lock(mutex);
-  finished.wait(lock, [&] { return result.has_value(); });
-  return std::move(*result);
+}
+
+std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
+  if (store_->on_io_thread()) throw Error(Code::unsupported, kSyncOnIoThread);
+  using Result = std::pair<Outcome, std::vector<Outcome>>;  // failure, outcomes
+  Result r = wait_for<Result>([&](auto done) {
+    run_batch_async(std::move(calls), [done](Outcome&& failure, std::vector<Outcome>&& outcomes) {
+      Result value{std::move(failure), std::move(outcomes)};
+      done(std::move(value));
+    });
+  });
+  if (r.first.code != Code::ok) throw Error(r.first.code, r.first.message);
+  return std::move(r.second);
 }
 
 void RedisBackend::run_async(Call call, Completion done) {
