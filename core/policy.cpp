@@ -1,6 +1,7 @@
 #include "policy.h"
 
 #include "error.h"
+#include "quote.h"
 
 namespace rl {
 namespace {
@@ -18,8 +19,8 @@ Algorithm parse_algorithm(std::string_view text) {
                       Algorithm::sliding_window, Algorithm::fixed_window}) {
     if (text == algorithm_name(a)) return a;
   }
-  fail_invalid("algorithm: '" + std::string(text) +
-               "' is unknown; use gcra, token_bucket, sliding_log, sliding_window or fixed_window");
+  fail_invalid("algorithm: " + quote(text) +
+               " is unknown; use gcra, token_bucket, sliding_log, sliding_window or fixed_window");
 }
 
 const char* algorithm_name(Algorithm a) {
@@ -41,8 +42,8 @@ void check_name(std::string_view what, std::string_view value) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '.' || c == '-';
     if (!ok) {
-      fail_invalid(std::string(what) + ": '" + std::string(value) +
-                   "' may hold only letters, digits, '_', '.' and '-'");
+      fail_invalid(std::string(what) + ": " + quote(value) +
+                   " may hold only letters, digits, '_', '.' and '-'");
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "error.h"
+#include "quote.h"
 
 namespace rl {
 namespace {
@@ -44,7 +45,7 @@ int64_t parse_duration_impl(std::string_view text, std::string_view what, bool n
   std::string_view number = s.substr(0, digits);
   std::string_view unit = trim(s.substr(digits));
   auto bad = [&](const std::string& why) {
-    fail_invalid(std::string(what) + ": '" + std::string(text) + "' " + why);
+    fail_invalid(std::string(what) + ": " + quote(text) + " " + why);
   };
   if (s.empty()) bad("is empty; expected a duration such as 1s, 500ms, 1m, 1h or 1d");
   int64_t count = 1;
@@ -55,8 +56,7 @@ int64_t parse_duration_impl(std::string_view text, std::string_view what, bool n
   }
   int64_t unit_length = unit_us(unit);
   if (unit.empty()) bad("needs a unit: us, ms, s, m, h or d");
-  if (unit_length == 0)
-    bad("has an unknown unit '" + std::string(unit) + "'; use us, ms, s, m, h or d");
+  if (unit_length == 0) bad("has an unknown unit " + quote(unit) + "; use us, ms, s, m, h or d");
   if (count > kMaxWindowUs / unit_length) bad("is longer than 366 days");
   return count * unit_length;
 }
@@ -80,9 +80,7 @@ std::vector<Rate> parse_rates(std::string_view text) {
     size_t comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
     size_t slash = item.find('/');
-    auto bad = [&](const std::string& why) {
-      fail_invalid("limit: '" + std::string(item) + "' " + why);
-    };
+    auto bad = [&](const std::string& why) { fail_invalid("limit: " + quote(item) + " " + why); };
     if (slash == std::string_view::npos)
       bad("has no '/'; expected <count>/<window>, for example 100/1m");
     std::string_view count_text = trim(item.substr(0, slash));

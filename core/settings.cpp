@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "policy.h"
+#include "quote.h"
 #include "rate.h"
 
 namespace rl {
@@ -29,7 +30,7 @@ void validate_granularity(std::string_view value) {
 }
 void validate_clock(std::string_view value) {
   if (value != "monotonic" && value != "manual") {
-    fail_invalid("clock: '" + std::string(value) + "' is not 'monotonic' or 'manual'");
+    fail_invalid("clock: " + quote(value) + " is not 'monotonic' or 'manual'");
   }
 }
 void validate_timeout(std::string_view value) {
@@ -40,6 +41,9 @@ void validate_connect_timeout(std::string_view value) {
 }
 void validate_reconnect_max(std::string_view value) {
   parse_count("reconnect_max_ms", value, 1, 3600000);
+}
+void validate_max_keys(std::string_view value) {
+  parse_count("max_keys", value, kMinMaxKeys, kMaxMaxKeys);
 }
 
 constexpr SettingInfo kSettings[] = {
@@ -68,6 +72,10 @@ constexpr SettingInfo kSettings[] = {
      "longest wait between Redis reconnect attempts; waits start at 10 ms, double, jittered "
      "(default 500)",
      validate_reconnect_max},
+    {"max_keys", Scope::store,
+     "memory:// only: most keys one limiter policy holds, 64 to 2^32; at the cap, the keys "
+     "nearest to idle are forgotten first (default 1000000)",
+     validate_max_keys},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };
@@ -78,7 +86,7 @@ int64_t parse_count(std::string_view key, std::string_view text, int64_t min, in
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    fail_invalid(std::string(key) + ": '" + std::string(text) + "' is not a whole number from " +
+    fail_invalid(std::string(key) + ": " + quote(text) + " is not a whole number from " +
                  std::to_string(min) + " to " + std::to_string(max));
   }
   return value;
@@ -98,7 +106,7 @@ const SettingInfo* find_setting(std::string_view name) {
 void Settings::set(std::string_view key, std::string_view value) {
   const SettingInfo* info = find_setting(key);
   if (info == nullptr) {
-    fail_invalid("unknown setting '" + std::string(key) + "' (rl_config_describe lists them)");
+    fail_invalid("unknown setting " + quote(key) + " (rl_config_describe lists them)");
   }
   info->validate(value);
   values_[std::string(key)] = std::string(value);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "../quote.h"
 #include "../store.h"
 #include "../url.h"
 #include "../wait_for.h"
@@ -56,7 +57,7 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   o.user = url.user;
   o.password = url.password;
   if (!o.user.empty() && o.password.empty())
-    fail_invalid("url: user '" + o.user + "' has no password");
+    fail_invalid("url: user " + quote(o.user) + " has no password");
   if (!url.path.empty())
     o.db = static_cast<int>(parse_count("url: database", url.path, 0, 1 << 20));
   if (auto v = settings.get("connect_timeout_ms"))

@@ -1,0 +1,17 @@
+// How error messages show input: in single quotes, at most a bounded prefix,
+// with control bytes, quotes, backslashes and non-ASCII bytes escaped, so a
+// message stays short and printable whatever the caller passed.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rl {
+
+// Longest input prefix a message shows; longer input ends in "...".
+inline constexpr size_t kQuotedMax = 64;
+
+// 'text' with bytes outside printable ASCII (and ' and \) as \xNN.
+std::string quote(std::string_view text);
+
+}  // namespace rl
