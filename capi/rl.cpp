@@ -85,7 +85,10 @@ RequestView view_of(const rl_request* request, const char* what = "request") {
   if (request->key == nullptr && request->key_len > 0) {
     rl::fail_invalid(std::string(what) + ".key: is NULL");
   }
-  return {key_of(request->key, request->key_len, "key"), request->cost};
+  const std::string_view key = key_of(request->key, request->key_len, "key");
+  // Checked here, before anything reads or copies the key's bytes.
+  rl::Limiter::check_key(key, std::string(what) + ".key");
+  return {key, request->cost};
 }
 
 // The request as a call that owns its key, for async calls and batches.
@@ -292,6 +295,10 @@ rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request
 
 static std::vector<rl::Call> calls_of(const rl_request* requests, size_t count) {
   if (count == 0) rl::fail_invalid("count: is 0; a batch needs at least one request");
+  if (count > RL_MAX_BATCH) {
+    rl::fail_invalid("count: " + std::to_string(count) + " is more than RL_MAX_BATCH (" +
+                     std::to_string(RL_MAX_BATCH) + ")");
+  }
   require(requests, "requests");
   std::vector<rl::Call> calls;
   calls.reserve(count);

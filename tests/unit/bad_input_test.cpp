@@ -263,6 +263,71 @@ TEST_F(BadRequest, AsyncCallsFailAtOnceAndNeverCallBack) {
   store.reset();  // drains rl's thread: a stray callback would have run by now
 }
 
+// Async calls and batches copy keys: the length is checked before any byte
+// is read, so a key_len past the buffer is refused, never read (ASan).
+TEST_F(BadRequest, KeyLengthIsCheckedBeforeTheKeyIsRead) {
+  const std::string buffer(600, 'k');
+  for (size_t len : {size_t{4096}, size_t{256} << 20, SIZE_MAX}) {
+    rl_request r = rl_test::request(buffer, 1);
+    r.key_len = len;
+    EXPECT_TRUE(fails_naming(
+        [&](rl_error** e) {
+          return rl_limiter_acquire_async(lim.get(), &r, never_called, nullptr, e);
+        },
+        "request.key"))
+        << len;
+    EXPECT_TRUE(fails_naming([&](rl_error** e) { return rl_limiter_acquire(lim.get(), &r, &d, e); },
+                             "request.key"))
+        << len;
+    EXPECT_TRUE(fails_naming(
+        [&](rl_error** e) { return rl_limiter_acquire_batch(lim.get(), &r, 1, &d, e); },
+        "requests[0].key"))
+        << len;
+    EXPECT_TRUE(
+        fails_naming([&](rl_error** e) { return rl_limiter_acquire_wait(lim.get(), &r, 0, &d, e); },
+                     "request.key"))
+        << len;
+  }
+  store.reset();
+}
+
+TEST_F(BadRequest, HugeBatchCountIsBadInputNotInternal) {
+  for (size_t count : {size_t{RL_MAX_BATCH} + 1, SIZE_MAX / sizeof(rl_request), SIZE_MAX}) {
+    EXPECT_TRUE(fails_naming(
+        [&](rl_error** e) { return rl_limiter_acquire_batch(lim.get(), &req, count, &d, e); },
+        "count"))
+        << count;
+    EXPECT_TRUE(fails_naming(
+        [&](rl_error** e) {
+          return rl_limiter_acquire_batch_async(
+              lim.get(), &req, count,
+              [](void*, rl_status, const rl_decision*, size_t, const rl_error*) {
+                ADD_FAILURE() << "called back";
+              },
+              nullptr, e);
+        },
+        "count"))
+        << count;
+  }
+  store.reset();
+}
+
+// What a message may show of its input: a bounded prefix, escaped.
+TEST(BadInput, MessagesQuoteABoundedEscapedPrefix) {
+  rl_config* cfg = rl_config_new();
+  const std::string huge(1 << 20, 'x');
+  const std::string control = "10/\x01\n\x1b[31ms";
+  for (const std::string& value : {huge, control}) {
+    rl_error* err = nullptr;
+    EXPECT_EQ(rl_config_set(cfg, "limit", value.c_str(), &err), RL_E_INVALID_ARG);
+    const std::string message = rl_error_message(err);
+    EXPECT_LT(message.size(), 300u) << message.substr(0, 300);
+    for (unsigned char c : message) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << message;
+    rl_error_free(err);
+  }
+  rl_config_free(cfg);
+}
+
 TEST(BadInput, NullIsHarmlessWhereDocumented) {
   EXPECT_EQ(rl_status_name(-1), nullptr);
   EXPECT_EQ(rl_status_name(RL_STATUS_COUNT), nullptr);

@@ -45,6 +45,8 @@ extern "C" {
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
+/* Most requests in one batch. */
+#define RL_MAX_BATCH 65536
 
 /* ------------------------------------------------------------------ */
 /* Status codes. The numbers are pinned forever; new ones are appended. */
@@ -226,8 +228,8 @@ RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t k
  * sleeps: it returns the first decision. */
 RL_API rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request,
                                          int64_t timeout_us, rl_decision* decision, rl_error** err);
-/* Acquires count requests (each with its own key and cost) in one round
- * trip per store node. Each request is decided on its own, in order.
+/* Acquires count requests (1 to RL_MAX_BATCH, each with its own key and
+ * cost) in one round trip per store node. Each request is decided on its own, in order.
  * decisions[i] (each with its version set) receives the i-th decision. If
  * any request is malformed, nothing is decided and the error names its
  * index. */
