@@ -54,37 +54,44 @@ int main(int argc, char** argv) {
     next++;
   }
 
+  /* One exit path frees whatever was made, on success and on every error. */
   rl_error* err = NULL;
   rl_config* cfg = rl_config_new();
-  for (; next < argc; next++) {
-    char* eq = strchr(argv[next], '=');
-    if (eq == NULL) return usage();
-    *eq = '\0';
-    if (rl_config_set(cfg, argv[next], eq + 1, &err) != RL_OK) return fail(err);
-  }
   rl_store* store = NULL;
   rl_limiter* limiter = NULL;
-  if (rl_store_open(argv[2], NULL, &store, &err) != RL_OK) return fail(err);
-  if (rl_limiter_new(store, cfg, &limiter, &err) != RL_OK) return fail(err);
-  rl_config_free(cfg);
+  int rc = 2;
+  for (; next < argc; next++) {
+    char* eq = strchr(argv[next], '=');
+    if (eq == NULL) {
+      rc = usage();
+      goto done;
+    }
+    *eq = '\0';
+    if (rl_config_set(cfg, argv[next], eq + 1, &err) != RL_OK) goto done;
+  }
+  if (rl_store_open(argv[2], NULL, &store, &err) != RL_OK) goto done;
+  if (rl_limiter_new(store, cfg, &limiter, &err) != RL_OK) goto done;
 
   const char* key = argv[3];
-  int rc = 0;
   if (is_reset) {
-    if (rl_limiter_reset(limiter, key, strlen(key), &err) != RL_OK) return fail(err);
+    if (rl_limiter_reset(limiter, key, strlen(key), &err) != RL_OK) goto done;
     printf("reset %s\n", key);
+    rc = 0;
   } else {
     rl_request request = {RL_REQUEST_VERSION, key, strlen(key), cost};
     rl_decision d = {.version = RL_DECISION_VERSION};
     rl_status status = is_peek ? rl_limiter_peek(limiter, &request, &d, &err)
                                : rl_limiter_acquire(limiter, &request, &d, &err);
-    if (status != RL_OK) return fail(err);
+    if (status != RL_OK) goto done;
     printf("%s limit=%lld remaining=%lld retry_after_us=%lld reset_after_us=%lld\n",
            d.allowed ? "allowed" : "denied", (long long)d.limit, (long long)d.remaining,
            (long long)d.retry_after_us, (long long)d.reset_after_us);
     rc = d.allowed ? 0 : 1;
   }
+done:
+  if (err != NULL) rc = fail(err);
   rl_limiter_free(limiter);
   rl_store_free(store);
+  rl_config_free(cfg);
   return rc;
 }
