@@ -1,5 +1,6 @@
 #include "memory_store.h"
 
+#include <algorithm>
 #include <array>
 // GCC 12 misreads boost's memmove of a small_vector's inline buffer as an
 // overread (a known false positive of -Wstringop-overread).
@@ -62,7 +63,10 @@ namespace {
 template <class Algo>
 class TableOf final : public MemoryStore::Table {
  public:
-  explicit TableOf(std::vector<Rate> rates) : rates_(std::move(rates)), empty_(rates_.size()) {}
+  TableOf(std::vector<Rate> rates, size_t max_keys)
+      : rates_(std::move(rates)),
+        empty_(rates_.size()),
+        shard_cap_(std::max<size_t>(1, (max_keys + kShards - 1) / kShards)) {}
 
   Verdict run(Op op, std::string_view key, int64_t cost, int64_t now) override {
     const size_t hash = KeyHash{}(key);
@@ -121,10 +125,12 @@ class TableOf final : public MemoryStore::Table {
   }
 
   // Sweeping when the shard doubles since the last sweep keeps it within
-  // about twice its live keys, at O(1) amortized cost per insert.
+  // about twice its live keys, at O(1) amortized cost per insert. A shard
+  // at its cap (max_keys / 64) that is still full after the sweep evicts.
   void insert(Shard& shard, std::string_view key, States states, int64_t now) {
-    if (shard.entries.size() + 1 >= shard.sweep_at) {
+    if (shard.entries.size() + 1 >= shard.sweep_at || shard.entries.size() >= shard_cap_) {
       erase_if(shard.entries, [now](const auto& kv) { return kv.second.idle_at <= now; });
+      if (shard.entries.size() >= shard_cap_) evict_nearest_idle(shard);
       shard.sweep_at = std::max(kFirstSweepAt, 2 * (shard.entries.size() + 1));
     }
     Entry e{std::move(states), 0};
@@ -132,18 +138,40 @@ class TableOf final : public MemoryStore::Table {
     shard.entries.emplace(std::string(key), std::move(e));
   }
 
+  // Forgets the eighth of the shard's keys that would be idle soonest: they
+  // are the nearest to an empty key, so forgetting them admits the least
+  // extra, and a flood of new keys cannot reset a key that used its quota
+  // before it resets the flood's own keys. One pass frees room for
+  // cap / 8 inserts: O(8) amortized per insert at the cap.
+  void evict_nearest_idle(Shard& shard) {
+    const size_t count = std::max<size_t>(1, shard.entries.size() / 8);
+    std::vector<int64_t> idle;
+    idle.reserve(shard.entries.size());
+    for (const auto& kv : shard.entries) idle.push_back(kv.second.idle_at);
+    std::nth_element(idle.begin(), idle.begin() + (count - 1), idle.end());
+    const int64_t threshold = idle[count - 1];
+    size_t left = count;
+    erase_if(shard.entries, [&](const auto& kv) {
+      if (left == 0 || kv.second.idle_at > threshold) return false;
+      --left;
+      return true;
+    });
+  }
+
   const std::vector<Rate> rates_;
   const States empty_;
+  const size_t shard_cap_;
   std::array<Shard, kShards> shards_;
 };
 
-std::shared_ptr<MemoryStore::Table> make_table(const Policy& p) {
+std::shared_ptr<MemoryStore::Table> make_table(const Policy& p, size_t max_keys) {
   switch (p.algorithm) {
-    case Algorithm::gcra: return std::make_shared<TableOf<Gcra>>(p.rates);
-    case Algorithm::token_bucket: return std::make_shared<TableOf<TokenBucket>>(p.rates);
-    case Algorithm::sliding_log: return std::make_shared<TableOf<SlidingLog>>(p.rates);
-    case Algorithm::sliding_window: return std::make_shared<TableOf<SlidingWindow>>(p.rates);
-    case Algorithm::fixed_window: return std::make_shared<TableOf<FixedWindow>>(p.rates);
+    case Algorithm::gcra: return std::make_shared<TableOf<Gcra>>(p.rates, max_keys);
+    case Algorithm::token_bucket: return std::make_shared<TableOf<TokenBucket>>(p.rates, max_keys);
+    case Algorithm::sliding_log: return std::make_shared<TableOf<SlidingLog>>(p.rates, max_keys);
+    case Algorithm::sliding_window:
+      return std::make_shared<TableOf<SlidingWindow>>(p.rates, max_keys);
+    case Algorithm::fixed_window: return std::make_shared<TableOf<FixedWindow>>(p.rates, max_keys);
   }
   throw Error(Code::internal, "unknown algorithm");
 }
@@ -203,7 +231,8 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
 
 }  // namespace
 
-MemoryStore::MemoryStore(std::unique_ptr<Clock> clock) : clock_(std::move(clock)) {}
+MemoryStore::MemoryStore(std::unique_ptr<Clock> clock, size_t max_keys)
+    : clock_(std::move(clock)), max_keys_(max_keys) {}
 
 MemoryStore::~MemoryStore() {
   close();
@@ -212,7 +241,7 @@ MemoryStore::~MemoryStore() {
 std::shared_ptr<Backend> MemoryStore::backend_for(const Policy& policy) {
   std::lock_guard lock(tables_mutex_);
   auto& table = tables_[policy.identity()];
-  if (!table) table = make_table(policy);
+  if (!table) table = make_table(policy, max_keys_);
   return std::make_shared<MemoryBackend>(shared_from_this(), table);
 }
 

@@ -1,8 +1,8 @@
 // memory://: state in this process. Keys are spread over shards, each with
 // its own lock, so threads on different keys rarely contend. A key whose
 // state has fully decayed is the same as no key: shards sweep such keys
-// when they grow, so memory stays within about twice the live keys
-// (docs/algorithms.md, "Memory store").
+// when they grow, so memory stays within about twice the live keys, and a
+// table never holds more than max_keys (docs/algorithms.md, "Memory store").
 #pragma once
 
 #include <atomic>
@@ -17,7 +17,10 @@ namespace rl {
 
 class MemoryStore final : public Store, public std::enable_shared_from_this<MemoryStore> {
  public:
-  explicit MemoryStore(std::unique_ptr<Clock> clock);
+  // Default of the max_keys setting: keys per limiter policy.
+  static constexpr size_t kDefaultMaxKeys = 1000000;
+
+  MemoryStore(std::unique_ptr<Clock> clock, size_t max_keys = kDefaultMaxKeys);
   ~MemoryStore() override;
 
   std::shared_ptr<Backend> backend_for(const Policy& policy) override;
@@ -33,6 +36,7 @@ class MemoryStore final : public Store, public std::enable_shared_from_this<Memo
 
  private:
   std::unique_ptr<Clock> clock_;
+  const size_t max_keys_;
   std::atomic<bool> closed_{false};
   Executor executor_;
   std::mutex tables_mutex_;

@@ -36,6 +36,10 @@ class Settings {
   std::map<std::string, std::string, std::less<>> values_;
 };
 
+// Range of the memory store's max_keys: at least one key per shard.
+inline constexpr int64_t kMinMaxKeys = 64;
+inline constexpr int64_t kMaxMaxKeys = int64_t{1} << 32;
+
 // Shared parsers, throwing invalid_arg naming `key`.
 int64_t parse_count(std::string_view key, std::string_view text, int64_t min, int64_t max);
 

@@ -15,15 +15,17 @@ namespace {
 constexpr size_t kBoundWithoutLiveKeys = 64 * 64;
 
 struct Fixture {
-  std::shared_ptr<rl::Store> store = rl::open_store("memory://?clock=manual", {});
+  explicit Fixture(const std::string& url = "memory://?clock=manual")
+      : store(rl::open_store(url, {})) {}
+  std::shared_ptr<rl::Store> store;
   rl::MemoryStore& memory = dynamic_cast<rl::MemoryStore&>(*store);
   rl::ManualClock& clock = dynamic_cast<rl::ManualClock&>(store->clock());
   rl::Limiter limiter{store, settings()};
 
-  static rl::Settings settings() {
+  static rl::Settings settings(const char* limit = "10/s") {
     rl::Settings s;
     s.set("algorithm", "gcra");
-    s.set("limit", "10/s");  // one unit decays in 100 ms
+    s.set("limit", limit);  // 10/s: one unit decays in 100 ms
     return s;
   }
   void touch(const std::string& key) {
@@ -67,6 +69,42 @@ TEST(Eviction, PeekAndDenialsStoreNothing) {
   f.limiter.run(rl::Op::peek, "peeked", 1);
   f.limiter.run(rl::Op::acquire, "too-big", 11);
   EXPECT_EQ(f.memory.key_count(), 0u);
+}
+
+// max_keys: a flood of distinct live keys (a 1 h window, nothing decays)
+// cannot grow the table past the cap.
+TEST(MaxKeys, AFloodOfLiveKeysStaysUnderTheCap) {
+  Fixture f("memory://?clock=manual&max_keys=6400");
+  rl::Limiter hourly(f.store, Fixture::settings("100/1h"));
+  for (int i = 0; i < 200000; ++i) {
+    ASSERT_TRUE(hourly.run(rl::Op::acquire, "flood" + std::to_string(i), 1).verdict.allowed);
+    ASSERT_LE(f.memory.key_count(), 6400u) << i;
+  }
+  EXPECT_GE(f.memory.key_count(), 6400u * 7 / 8 - 64);  // evictions free an eighth at most
+}
+
+// At the cap the keys nearest to idle go first: a key that spent its quota
+// outlives a flood of keys that each spent one unit.
+TEST(MaxKeys, AKeyThatSpentItsQuotaOutlivesAFlood) {
+  Fixture f("memory://?clock=manual&max_keys=640");
+  rl::Limiter hourly(f.store, Fixture::settings("100/1h"));
+  ASSERT_TRUE(hourly.run(rl::Op::acquire, "victim", 100).verdict.allowed);
+  for (int i = 0; i < 100000; ++i) hourly.run(rl::Op::acquire, "flood" + std::to_string(i), 1);
+  EXPECT_LE(f.memory.key_count(), 640u);
+  EXPECT_FALSE(hourly.run(rl::Op::acquire, "victim", 1).verdict.allowed);
+}
+
+TEST(MaxKeys, IsAMemoryStoreSettingInItsRange) {
+  for (const char* url : {"memory://?max_keys=63", "memory://?max_keys=4294967297",
+                          "memory://?max_keys=x", "redis://127.0.0.1:1?max_keys=100"}) {
+    try {
+      rl::open_store(url, {});
+      ADD_FAILURE() << url;
+    } catch (const rl::Error& e) {
+      EXPECT_EQ(e.code(), rl::Code::invalid_arg) << url;
+      EXPECT_NE(std::string(e.what()).find("max_keys"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
