@@ -1,5 +1,5 @@
 // One operation on the per-limit states of a key, for any algorithm: the
-// multi-limit rules of DESIGN.md (all-or-nothing; remaining is the smallest,
+// multi-limit rules of docs/algorithms.md (all-or-nothing; remaining is the smallest,
 // retry_after and reset_after the largest) in one place. The Lua scripts
 // follow the same steps.
 #pragma once

@@ -44,6 +44,16 @@ func TestBadInputToEveryMethodIsAnError(t *testing.T) {
 		{"Limiter(negative burst)", func() error { _, err := s.Limiter(Config{Limit: "1/s", Burst: -5}); return err }, ErrInvalidArgument, "burst"},
 		{"Limiter(bad name)", func() error { _, err := s.Limiter(Config{Limit: "1/s", Name: "a{b}"}); return err }, ErrInvalidArgument, "name"},
 		{"Limiter(NUL in name)", func() error { _, err := s.Limiter(Config{Limit: "1/s", Name: "a\x00b"}); return err }, ErrInvalidArgument, "name"},
+		{"Limiter(NUL in limit)", func() error { _, err := s.Limiter(Config{Limit: "1/s\x00junk"}); return err }, ErrInvalidArgument, "limit"},
+		{"Limiter(NUL in setting value)", func() error {
+			_, err := s.Limiter(Config{Limit: "1/s", Settings: []Setting{{"granularity", "1ms\x00"}}})
+			return err
+		}, ErrInvalidArgument, "granularity"},
+		{"Limiter(NUL in setting key)", func() error {
+			_, err := s.Limiter(Config{Limit: "1/s", Settings: []Setting{{"name\x00x", "a"}}})
+			return err
+		}, ErrInvalidArgument, "setting key"},
+		{"Open(NUL in url setting)", func() error { _, err := Open(ctx, "memory://?clock=manual\x00x"); return err }, ErrInvalidArgument, "url"},
 		{"Limiter(unknown setting)", func() error {
 			_, err := s.Limiter(Config{Limit: "1/s", Settings: []Setting{{"colour", "red"}}})
 			return err
@@ -103,4 +113,21 @@ func TestClosedStoreAndLimiterAnswerErrShutdown(t *testing.T) {
 	other.Close()
 	_, err = other.Peek(ctx, "k", 1)
 	wantStatus(t, "Peek on closed limiter", err, ErrShutdown, "closed")
+}
+
+// Keys are (bytes, length): a NUL byte is part of the key, never its end.
+func TestKeysHoldingNULBytesAreWholeKeys(t *testing.T) {
+	ctx := context.Background()
+	lim := newLimiter(t, openManual(t), Config{Limit: "1/h"})
+	keys := []string{"a\x00b", "a", "a\x00c", "\x00", "\x00\x00", strings.Repeat("x", 300) + "\x00y", strings.Repeat("x", 300)}
+	for _, key := range keys {
+		if d, err := lim.Acquire(ctx, key, 1); err != nil || !d.Allowed {
+			t.Fatalf("Acquire(%q): %+v, %v; want admitted (a key of its own)", key, d, err)
+		}
+	}
+	for _, key := range keys {
+		if d, err := lim.Peek(ctx, key, 1); err != nil || d.Allowed {
+			t.Fatalf("Peek(%q): %+v, %v; want denied (spent)", key, d, err)
+		}
+	}
 }

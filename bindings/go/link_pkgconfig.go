@@ -2,8 +2,8 @@
 
 package rl
 
-// With `-tags rl_pkgconfig` the package finds an installed rl (the deb or
-// rpm, or `cmake --install`) through pkg-config's rl.pc.
+// With `-tags rl_pkgconfig` the package finds an rl installed by
+// `cmake --install` through pkg-config's rl.pc.
 
 // #cgo pkg-config: rl
 import "C"

@@ -1,5 +1,5 @@
 // Brute-force reference models of the five algorithms, written from the
-// definitions in DESIGN.md and independent of core/: a model keeps every
+// definitions in docs/algorithms.md and independent of core/: a model keeps every
 // admitted request and answers each question by replaying that history.
 //
 // Each algorithm only says whether a request of `cost` is admitted at `now`

@@ -19,9 +19,9 @@ type Options struct {
 	// Key names whom a request counts against. Default: the client's IP
 	// address (the host of RemoteAddr).
 	Key func(*http.Request) string
-	// OnError answers when the limiter fails (Redis down, bad key...).
-	// Default: 503 Service Unavailable. rl's own on_failure setting decides
-	// whether such failures happen at all.
+	// OnError answers when the limiter fails (Redis down, bad key...), in
+	// which case rl has neither admitted nor denied the request. Default:
+	// 503 Service Unavailable.
 	OnError func(http.ResponseWriter, *http.Request, error)
 }
 

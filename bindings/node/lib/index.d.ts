@@ -90,6 +90,7 @@ export interface ManualClock {
 
 export declare class Store {
   private constructor();
+  /** The URL it was opened with, its password replaced by '***' ('redis://user:***@host:6379'). */
   readonly url: string;
   readonly closed: boolean;
   /** True when opened with clock=manual. */

@@ -6,6 +6,7 @@
 const native = require('./native');
 const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
+const { redactUrl } = require('./redact');
 
 class Store {
   #handle;
@@ -14,7 +15,8 @@ class Store {
   /** @internal Use rl.open(url). */
   constructor(url, handle) {
     this.#handle = handle;
-    this.url = url;
+    /** The URL it was opened with, its password replaced by '***'. */
+    this.url = redactUrl(url);
     /** True when opened with clock=manual: time moves only through `clock`. */
     this.manualClock = hasManualClock(handle);
     /** The manual clock, for tests (stores opened with clock=manual only). */

@@ -77,7 +77,12 @@ int64_t Int64Arg(Napi::Value value, const std::string& what) {
 std::string StringArg(Napi::Value value, const std::string& what) {
   if (!value.IsString())
     ThrowTypeError(value.Env(), what + ": must be a string, not " + TypeName(value));
-  return value.As<Napi::String>().Utf8Value();
+  std::string text = value.As<Napi::String>().Utf8Value();
+  // librl reads it as a C string, which would end at the NUL: 'api\0evil'
+  // would silently become 'api'. Refused, as the Go binding does.
+  if (text.find('\0') != std::string::npos)
+    ThrowRlError(value.Env(), RL_E_INVALID_ARG, what + ": contains a NUL byte");
+  return text;
 }
 
 ConfigArg::ConfigArg(Napi::Value entries, const std::string& what) : cfg_(rl_config_new()) {

@@ -35,6 +35,8 @@ class KeyArg {
 // An int64: a Number that is a safe integer, or a BigInt that fits in 64 bits.
 int64_t Int64Arg(Napi::Value value, const std::string& what);
 
+// A string librl reads as a C string: one holding a NUL byte is refused
+// (RL_E_INVALID_ARG naming `what`) rather than cut short at it.
 std::string StringArg(Napi::Value value, const std::string& what);
 
 // An rl_config built from a flat array [key1, value1, key2, value2, ...] of

@@ -59,6 +59,28 @@ test('store.limiter', async () => {
   store.close();
 });
 
+// librl reads the URL and settings as C strings: a NUL byte in one is
+// refused by name (as in Go), never cut short ('api\0evil' is not 'api').
+test('a NUL byte in the url or a setting is RL_E_INVALID_ARG naming it', async () => {
+  const nul = (name) => rlError('RL_E_INVALID_ARG', new RegExp(`^${name}: contains a NUL byte$`));
+  await assert.rejects(rl.open('memory://\0'), nul('url'));
+  await assert.rejects(rl.open('memory://?clock=manual\0x'), nul('url'));
+  await assert.rejects(rl.open('memory://', { clock: 'manual\0' }), nul('clock'));
+  await assert.rejects(rl.open('memory://', { ['clock\0x']: 'manual' }), nul('store settings key'));
+  await assert.rejects(rl.open('\0memory://'), nul('url'));
+  const store = await rl.open('memory://');
+  assert.throws(() => store.limiter({ limit: '1/s', name: 'api\0evil' }), nul('name'));
+  assert.throws(() => store.limiter({ limit: '1/s\0junk' }), nul('limit'));
+  assert.throws(() => store.limiter({ limit: ['1/s', '5/m\0'] }), nul('limit'));
+  assert.throws(() => store.limiter({ limit: '1/s', algorithm: 'gcra\0' }), nul('algorithm'));
+  assert.throws(() => store.limiter({ limit: '1/s', granularity: '\0' }), nul('granularity'));
+  assert.throws(() => store.limiter({ limit: '1/s', ['na\0me']: 'x' }), nul('limiter settings key'));
+  const { RedisTokenBucket } = rl;
+  await assert.rejects(new RedisTokenBucket('memory://\0', 'k', 1, 1).allowRequest(), nul('url'));
+  RedisTokenBucket.closeAll();
+  store.close();
+});
+
 test('native handles are type-tagged: a forged or swapped handle is a TypeError', async () => {
   const store = await rl.open('memory://');
   const limiter = store.limiter({ limit: '1/s' });
@@ -137,6 +159,26 @@ for (const config of storeConfigs) {
     }
     // Type errors still come first on a closed store.
     await assert.rejects(limiter.acquire(42), TypeError);
+  });
+}
+
+// Keys are (bytes, length): a NUL byte is part of the key, never its end.
+for (const config of storeConfigs) {
+  test(`keys holding NUL bytes are whole keys on ${config.label}`, async () => {
+    const store = await rl.open(config.url, {}, { inline: config.inline });
+    const limiter = store.limiter({ limit: '1/1h', name: `nul-keys-${process.pid}-${Date.now()}` });
+    const keys = ['a\0b', 'a', 'a\0c', '\0', '\0\0', Buffer.from('b\0b'), 'b', `${'x'.repeat(300)}\0y`, 'x'.repeat(300)];
+    for (const key of keys) assert.equal((await limiter.acquire(key)).allowed, true, JSON.stringify(String(key)));
+    // Each was its own key: every one is now spent, and a string and the
+    // Buffer of its UTF-8 bytes are the same key.
+    for (const key of keys) assert.equal((await limiter.peek(key)).allowed, false, JSON.stringify(String(key)));
+    assert.equal((await limiter.peek(Buffer.from('a\0b'))).allowed, false);
+    const batch = await limiter.acquireBatch([{ key: 'c\0d' }, { key: 'c' }, { key: 'c\0d' }]);
+    assert.deepEqual(batch.map((d) => d.allowed), [true, true, false]);
+    await limiter.reset('a\0b');
+    assert.equal((await limiter.peek('a\0b')).allowed, true);
+    assert.equal((await limiter.peek('a')).allowed, false);
+    store.close();
   });
 }
 
