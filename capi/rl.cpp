@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "failover/outage.h"
 #include "limiter.h"
 #include "store.h"
 
@@ -103,7 +104,7 @@ void fill(rl_decision* out, const rl::Verdict& v) {
   out->remaining = v.remaining;
   out->retry_after_us = v.retry_after_us;
   out->reset_after_us = v.reset_after_us;
-  out->source = RL_SOURCE_STORE;
+  out->source = static_cast<int32_t>(v.source);
 }
 
 rl_decision decision_of(const rl::Verdict& v) {
@@ -136,6 +137,12 @@ rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl
 }  // namespace
 
 extern "C" {
+
+int rl_status_is_outage(int status) {
+  return status >= 0 && status < RL_STATUS_COUNT && rl::is_outage(static_cast<rl::Code>(status))
+             ? 1
+             : 0;
+}
 
 const char* rl_status_name(int status) {
   static const char* const names[RL_STATUS_COUNT] = {"RL_OK",

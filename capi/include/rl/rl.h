@@ -80,6 +80,12 @@ typedef enum rl_status {
  * not a status. Static storage; thread-safe. */
 RL_API const char* rl_status_name(int status);
 
+/* 1 when status means the store had an outage (RL_E_BACKEND_UNAVAILABLE,
+ * RL_E_TIMEOUT): the failures the on_failure setting and the circuit
+ * breaker act on. Bad input, RL_E_AUTH, RL_E_BACKEND_ERROR and
+ * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
+RL_API int rl_status_is_outage(int status);
+
 /* "1.0.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
@@ -183,7 +189,9 @@ typedef struct rl_request {
 
 /* Which path produced a decision. */
 typedef enum rl_source {
-  RL_SOURCE_STORE = 0 /* the store itself decided */
+  RL_SOURCE_STORE = 0,     /* the store itself decided */
+  RL_SOURCE_FAIL_OPEN = 1, /* the store had an outage; on_failure=open allowed it */
+  RL_SOURCE_LOCAL = 2      /* the store had an outage; the local fallback decided */
 } rl_source;
 
 #define RL_DECISION_VERSION 1
