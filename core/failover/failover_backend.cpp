@@ -1,5 +1,7 @@
 #include "failover_backend.h"
 
+#include <chrono>
+
 #include "outage.h"
 
 namespace rl {
@@ -21,69 +23,105 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
   }
 
   Outcome run(Op op, std::string_view key, int64_t cost) override {
-    const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) return fallback(op, key, cost, refused());
-    Outcome o = inner_->run(op, key, cost);
-    if (!settle(permit, o.code, o.message)) return o;
-    return fallback(op, key, cost, std::move(o));
+    return counted(decide(op, key, cost));
   }
 
   void run_async(Call call, Completion done) override {
     const Permit permit = store_->breaker().admit();
     if (permit == Permit::reject) {
       // Never inside the call: the fallback runs on the local store's thread.
-      post([self = shared_from_this(), call = std::move(call),
-            done]() { done(self->fallback(call.op, call.key, call.cost, self->refused())); },
-           done);
+      auto task = [self = shared_from_this(), call = std::move(call), done]() {
+        done(self->counted(self->fallback(call.op, call.key, call.cost, self->refused())));
+      };
+      post(std::move(task), done);
       return;
     }
     // The key is kept only when the local fallback may need it.
     Call kept = local_ ? call : Call{call.op, {}, call.cost};
-    inner_->run_async(std::move(call), [self = shared_from_this(), permit, kept = std::move(kept),
-                                        done](Outcome&& o) {
-      if (!self->settle(permit, o.code, o.message)) return done(std::move(o));
-      done(self->fallback(kept.op, kept.key, kept.cost, std::move(o)));
-    });
+    auto completion = [self = shared_from_this(), permit, kept = std::move(kept),
+                       started = Steady::now(), done](Outcome&& o) {
+      self->timed(started);
+      if (!self->settle(permit, o.code, o.message)) return done(self->counted(std::move(o)));
+      done(self->counted(self->fallback(kept.op, kept.key, kept.cost, std::move(o))));
+    };
+    inner_->run_async(std::move(call), std::move(completion));
   }
 
   std::vector<Outcome> run_batch(std::vector<Call> calls) override {
     const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) return fallback_all(calls, refused());
+    if (permit == Permit::reject) return counted_all(fallback_all(calls, refused()));
     std::vector<Call> kept = calls;  // what the fallbacks decide, if any
     std::vector<Outcome> outcomes;
+    const auto started = Steady::now();
     try {
       outcomes = inner_->run_batch(std::move(calls));
     } catch (const Error& e) {
+      timed(started);
       if (!settle(permit, e.code(), e.what())) throw;
-      return fallback_all(kept, Outcome::failure(e.code(), e.what()));
+      return counted_all(fallback_all(kept, Outcome::failure(e.code(), e.what())));
     }
+    timed(started);
     settle_batch(permit, outcomes, kept);
-    return outcomes;
+    return counted_all(std::move(outcomes));
   }
 
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override {
     const Permit permit = store_->breaker().admit();
     if (permit == Permit::reject) {
-      post([self = shared_from_this(), calls = std::move(calls),
-            done]() { done(Outcome{}, self->fallback_all(calls, self->refused())); },
-           [done](Outcome&& o) { done(std::move(o), {}); });
+      auto task = [self = shared_from_this(), calls = std::move(calls), done]() {
+        done(Outcome{}, self->counted_all(self->fallback_all(calls, self->refused())));
+      };
+      post(std::move(task), [done](Outcome&& o) { done(std::move(o), {}); });
       return;
     }
     std::vector<Call> kept = calls;  // sizes (and keys, for local) of the fallbacks
-    inner_->run_batch_async(
-        std::move(calls), [self = shared_from_this(), permit, kept = std::move(kept), done](
-                              Outcome&& failure, std::vector<Outcome>&& outcomes) {
-          if (failure.code != Code::ok) {
-            if (!self->settle(permit, failure.code, failure.message))
-              return done(std::move(failure), {});
-            return done(Outcome{}, self->fallback_all(kept, std::move(failure)));
-          }
-          self->settle_batch(permit, outcomes, kept);
-          done(Outcome{}, std::move(outcomes));
-        });
+    auto completion = [self = shared_from_this(), permit, kept = std::move(kept),
+                       started = Steady::now(),
+                       done](Outcome&& failure, std::vector<Outcome>&& outcomes) {
+      self->timed(started);
+      if (failure.code != Code::ok) {
+        if (!self->settle(permit, failure.code, failure.message)) {
+          self->counted(Outcome(failure));
+          return done(std::move(failure), {});
+        }
+        return done(Outcome{}, self->counted_all(self->fallback_all(kept, std::move(failure))));
+      }
+      self->settle_batch(permit, outcomes, kept);
+      done(Outcome{}, self->counted_all(std::move(outcomes)));
+    };
+    inner_->run_batch_async(std::move(calls), std::move(completion));
   }
 
  private:
+  using Steady = std::chrono::steady_clock;
+
+  // One sync call: through the breaker to the store, or to the fallback.
+  Outcome decide(Op op, std::string_view key, int64_t cost) {
+    const Permit permit = store_->breaker().admit();
+    if (permit == Permit::reject) return fallback(op, key, cost, refused());
+    const auto started = Steady::now();
+    Outcome o = inner_->run(op, key, cost);
+    timed(started);
+    if (!settle(permit, o.code, o.message)) return o;
+    return fallback(op, key, cost, std::move(o));
+  }
+
+  // Statistics: the round trip of every call that went to the store, and
+  // every outcome as the caller gets it.
+  void timed(Steady::time_point started) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::microseconds>(Steady::now() - started);
+    store_->stats()->round_trips.record(elapsed.count());
+  }
+  Outcome counted(Outcome&& o) {
+    store_->stats()->count(o.code, o.verdict);
+    return std::move(o);
+  }
+  std::vector<Outcome> counted_all(std::vector<Outcome>&& outcomes) {
+    for (const Outcome& o : outcomes) store_->stats()->count(o.code, o.verdict);
+    return std::move(outcomes);
+  }
+
   // Tells the breaker how a call admitted with `permit` ended; true when it
   // was an outage (and so the failure policy decides).
   bool settle(Permit permit, Code code, const std::string& message) {

@@ -11,6 +11,7 @@
 #include "../memory_store.h"
 #include "../store.h"
 #include "circuit_breaker.h"
+#include "store_stats.h"
 
 namespace rl {
 
@@ -24,6 +25,10 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   Clock& clock() override { return inner_->clock(); }
 
   CircuitBreaker& breaker() { return breaker_; }
+  StoreStats* stats() override { return &stats_; }
+  StatsView stats_view() override {
+    return StatsView{&stats_, breaker_.state(), breaker_.times_opened(), true};
+  }
   // Runs fallbacks that must not complete inside the call (an open breaker
   // on an async call) on a thread of rl's.
   MemoryStore& local() { return *local_; }
@@ -35,6 +40,7 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
  private:
   std::shared_ptr<Store> inner_;
   CircuitBreaker breaker_;
+  StoreStats stats_;
   std::shared_ptr<MemoryStore> local_;  // the local fallback's tables
   std::mutex outage_mutex_;
   std::string last_outage_;

@@ -130,6 +130,15 @@ TEST(Failover, BreakerShortCutsAHungServerAndProbesItBack) {
   redis_cli("client unpause");
   EXPECT_EQ(limiter.run(Op::acquire, "k", 1).verdict.source, Source::fail_open)
       << "still cooling down";
+  // The statistics saw it all: 1 + 3 + 200 + 1 decisions so far.
+  const StatsView view = store->stats_view();
+  const StoreStats::Snapshot counts = view.stats->snapshot();
+  EXPECT_EQ(counts.allowed[static_cast<size_t>(Source::store)], 1u);
+  EXPECT_EQ(counts.allowed[static_cast<size_t>(Source::fail_open)], 204u);
+  EXPECT_EQ(view.breaker, BreakerState::open);
+  EXPECT_EQ(view.breaker_opened, 1);
+  EXPECT_EQ(view.stats->round_trips.count(), 4u) << "one answer, three timeouts";
+  EXPECT_GE(view.stats->round_trips.max(), 100000) << "a timeout took its 100 ms";
   manual_clock(*store).advance(1000000);
   const Outcome probe = limiter.run(Op::acquire, "k", 1);
   EXPECT_EQ(probe.verdict.source, Source::store) << probe.message;
