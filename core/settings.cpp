@@ -41,6 +41,9 @@ void validate_connect_timeout(std::string_view value) {
 void validate_reconnect_max(std::string_view value) {
   parse_count("reconnect_max_ms", value, 1, 3600000);
 }
+void validate_liveness_timeout(std::string_view value) {
+  parse_count("liveness_timeout_ms", value, 1, 3600000);
+}
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
@@ -68,6 +71,10 @@ constexpr SettingInfo kSettings[] = {
      "longest wait between Redis reconnect attempts; waits start at 10 ms, double, jittered "
      "(default 500)",
      validate_reconnect_max},
+    {"liveness_timeout_ms", Scope::store,
+     "a Redis connection that reads nothing this long while replies are awaited is dropped and "
+     "reconnected (default 2000)",
+     validate_liveness_timeout},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

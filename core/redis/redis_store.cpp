@@ -63,6 +63,8 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
     o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
   if (auto v = settings.get("reconnect_max_ms"))
     o.reconnect_max = milliseconds(parse_count("reconnect_max_ms", *v, 1, 3600000));
+  if (auto v = settings.get("liveness_timeout_ms"))
+    o.liveness_timeout = milliseconds(parse_count("liveness_timeout_ms", *v, 1, 3600000));
   return o;
 }
 
