@@ -58,6 +58,9 @@ void validate_breaker_cooldown(std::string_view value) {
 void validate_max_keys(std::string_view value) {
   parse_count("max_keys", value, kMinMaxKeys, kMaxMaxKeys);
 }
+void validate_liveness_timeout(std::string_view value) {
+  parse_count("liveness_timeout_ms", value, 1, 3600000);
+}
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
@@ -105,6 +108,10 @@ constexpr SettingInfo kSettings[] = {
      "how long an open circuit breaker refuses calls before it lets one probe through (default "
      "500)",
      validate_breaker_cooldown},
+    {"liveness_timeout_ms", Scope::store,
+     "a Redis connection that reads nothing this long while replies are awaited is dropped and "
+     "reconnected (default 2000)",
+     validate_liveness_timeout},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

@@ -1,14 +1,21 @@
 #include "connection.h"
 
 #include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <utility>
+
+#include "error_reply.h"
 
 namespace rl::redis {
 namespace {
@@ -35,17 +42,12 @@ Reply copy_reply(const redisReply* r) {
   return out;
 }
 
-// Error replies of the handshake that mean "wrong or missing credentials".
-bool is_auth_error(std::string_view text) {
-  for (std::string_view p : {"WRONGPASS", "NOAUTH", "NOPERM", "ERR invalid password", "ERR AUTH"}) {
-    if (text.substr(0, p.size()) == p) return true;
-  }
-  return false;
-}
+std::atomic<int64_t> g_requests_held{0};
 
 struct Pending {
-  Request request;
-  std::vector<Reply> replies;
+  Request request;  // its commands move to the write buffer when written
+  size_t received = 0;
+  std::vector<Reply> replies;  // kept only while someone waits for them
 };
 
 using Completions = std::vector<std::pair<ReplyHandler, Failure>>;
@@ -67,6 +69,7 @@ class NodeConnection final : public Connection {
         connect_timer_(io),
         deadline_timer_(io),
         backoff_timer_(io),
+        liveness_timer_(io),
         random_(std::random_device{}()) {
     reset_reader();
     asio::post(io_, [this] { connect(); });
@@ -74,6 +77,7 @@ class NodeConnection final : public Connection {
 
   ~NodeConnection() override {
     if (reader_ != nullptr) redisReaderFree(reader_);
+    g_requests_held.fetch_sub(held_, std::memory_order_relaxed);
   }
 
   void send(Request request) override {
@@ -110,6 +114,7 @@ class NodeConnection final : public Connection {
       drop_socket();
       deadline_timer_.cancel();
       backoff_timer_.cancel();
+      liveness_timer_.cancel();
       state_ = State::closed;
     }
     const Failure closed{Code::shutdown, "store: closed"};
@@ -150,11 +155,12 @@ class NodeConnection final : public Connection {
       } else if (state_ == State::closed) {
         refused.emplace_back(std::move(r.done), Failure{Code::shutdown, "store: closed"});
       } else {
-        unsent_.push_back(Pending{std::move(r), {}});
+        unsent_.push_back(Pending{std::move(r), 0, {}});
       }
     }
     arm_deadline();
     flush();
+    count_held();
     complete(refused);
   }
 
@@ -163,11 +169,13 @@ class NodeConnection final : public Connection {
   void flush() {
     if (state_ != State::ready || writing_ || unsent_.empty()) return;
     write_buffer_.clear();
+    const bool was_waiting = !in_flight_.empty();
     for (Pending& p : unsent_) {
-      write_buffer_ += p.request.commands;
+      write_buffer_ += std::exchange(p.request.commands, {});
       in_flight_.push_back(std::move(p));
     }
     unsent_.clear();
+    if (!was_waiting) await_replies();
     write();
   }
 
@@ -193,6 +201,7 @@ class NodeConnection final : public Connection {
                                                            : "read failed: " + ec.message();
             return lose_connection(failure(Code::backend_unavailable, why));
           }
+          waiting_since_ = SteadyClock::now();  // the peer is alive
           if (redisReaderFeed(reader_, read_buffer_.data(), n) != REDIS_OK) {
             return lose_connection(failure(Code::backend_unavailable, "reply reader failed"));
           }
@@ -217,12 +226,48 @@ class NodeConnection final : public Connection {
           failure(Code::backend_unavailable, "protocol error: a reply nobody asked for"));
     }
     Pending& front = in_flight_.front();
-    front.replies.push_back(std::move(reply));
-    if (front.replies.size() < front.request.count) return;
+    // A request that timed out keeps its place until its replies arrive.
+    if (front.request.done) front.replies.push_back(std::move(reply));
+    if (++front.received < front.request.count) return;
     Pending done = std::move(front);
     in_flight_.pop_front();
-    // A request that timed out keeps its place until its replies arrive.
+    count_held();
     if (done.request.done) done.request.done(Failure{}, std::move(done.replies));
+  }
+
+  // ---- liveness: replies awaited, nothing read for liveness_timeout ----
+
+  // A half-open peer (a dead host behind a proxy or NAT that still
+  // acknowledges, or one whose FIN/RST was lost) never answers and never
+  // closes: without this the connection would wait forever and every request
+  // written to it would time out.
+  void await_replies() {
+    waiting_since_ = SteadyClock::now();
+    arm_liveness();
+  }
+
+  void arm_liveness() {
+    if (liveness_armed_) return;
+    liveness_armed_ = true;
+    liveness_timer_.expires_at(waiting_since_ + options_.liveness_timeout);
+    liveness_timer_.async_wait([this, gen = generation_](error_code ec) {
+      if (ec || gen != generation_) return;
+      liveness_armed_ = false;
+      if (in_flight_.empty()) return;
+      if (SteadyClock::now() < waiting_since_ + options_.liveness_timeout) return arm_liveness();
+      const std::string ms = std::to_string(options_.liveness_timeout.count());
+      lose_connection(failure(Code::backend_unavailable,
+                              "no reply for " + ms +
+                                  " ms with requests waiting: connection presumed dead "
+                                  "(liveness_timeout_ms=" +
+                                  ms + ")"));
+    });
+  }
+
+  void count_held() {
+    const auto held = static_cast<int64_t>(unsent_.size() + in_flight_.size());
+    g_requests_held.fetch_add(held - held_, std::memory_order_relaxed);
+    held_ = held;
   }
 
   // ---- deadlines: one timer, armed for the earliest one ----
@@ -270,6 +315,7 @@ class NodeConnection final : public Connection {
       return true;
     });
     arm_deadline();
+    count_held();
     complete(late);
   }
 
@@ -298,11 +344,32 @@ class NodeConnection final : public Connection {
             if (ec2)
               return lose_connection(
                   failure(Code::backend_unavailable, "connect failed: " + ec2.message()));
-            error_code ignored;
-            socket_.set_option(tcp::no_delay(true), ignored);
+            set_socket_options();
             handshake(gen);
           });
         });
+  }
+
+  // The kernel's own bound on a dead peer: data written but not acknowledged
+  // for liveness_timeout (TCP_USER_TIMEOUT), or an idle connection whose
+  // keepalive probes go unanswered, fails the socket. A peer that
+  // acknowledges but never answers is the liveness watchdog's.
+  void set_socket_options() {
+    error_code ignored;
+    socket_.set_option(tcp::no_delay(true), ignored);
+    socket_.set_option(asio::socket_base::keep_alive(true), ignored);
+#if defined(TCP_KEEPIDLE) && defined(TCP_USER_TIMEOUT)
+    const int fd = socket_.native_handle();
+    const auto ms = options_.liveness_timeout.count();
+    const int idle = static_cast<int>(std::max<int64_t>(1, ms / 1000));
+    const int interval = std::max(1, idle / 3);
+    const int probes = 3;
+    const auto user_timeout = static_cast<unsigned>(ms);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
+#endif
   }
 
   // AUTH and SELECT from the URL, then PING: a server that wants a password
@@ -330,15 +397,19 @@ class NodeConnection final : public Connection {
       if (gen != generation_) return;
       for (size_t i = 0; i < replies.size(); ++i) {
         if (!replies[i].is_error()) continue;
-        const bool auth = is_auth_error(replies[i].text);
-        return lose_connection(
-            failure(auth ? Code::auth : Code::backend_error,
-                    (auth ? "authentication failed: " : steps[i] + " failed: ") + replies[i].text));
+        // LOADING or BUSY is unavailable: the server is there but not ready,
+        // and the handshake is tried again after the backoff.
+        const Code code = code_of_error_reply(replies[i].text);
+        return lose_connection(failure(
+            code, (code == Code::auth ? "authentication failed: " : steps[i] + " failed: ") +
+                      replies[i].text));
       }
       connected();
     };
-    write_buffer_ = p.request.commands;
+    write_buffer_ = std::exchange(p.request.commands, {});
     in_flight_.push_back(std::move(p));
+    count_held();
+    await_replies();
     write();
   }
 
@@ -363,6 +434,8 @@ class NodeConnection final : public Connection {
     socket_.close(ignored);
     resolver_.cancel();
     connect_timer_.cancel();
+    liveness_timer_.cancel();
+    liveness_armed_ = false;
     writing_ = false;
     reset_reader();
   }
@@ -377,6 +450,7 @@ class NodeConnection final : public Connection {
     for (Pending& p : unsent_) out.emplace_back(std::move(p.request.done), f);
     in_flight_.clear();
     unsent_.clear();
+    count_held();
     return out;
   }
 
@@ -423,6 +497,7 @@ class NodeConnection final : public Connection {
   asio::steady_timer connect_timer_;
   asio::steady_timer deadline_timer_;
   asio::steady_timer backoff_timer_;
+  asio::steady_timer liveness_timer_;
   std::mt19937_64 random_;
   redisReader* reader_ = nullptr;
   State state_ = State::connecting;
@@ -436,6 +511,9 @@ class NodeConnection final : public Connection {
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;
   Deadline armed_at_;
+  bool liveness_armed_ = false;
+  Deadline waiting_since_;  // replies awaited, nothing read since
+  int64_t held_ = 0;        // this connection's share of g_requests_held
 };
 
 }  // namespace
@@ -456,6 +534,10 @@ std::string format_command(const std::vector<std::string_view>& args) {
   std::string out(formatted, static_cast<size_t>(n));
   redisFreeCommand(formatted);
   return out;
+}
+
+size_t requests_held() {
+  return static_cast<size_t>(g_requests_held.load(std::memory_order_relaxed));
 }
 
 std::unique_ptr<Connection> Connection::create(boost::asio::io_context& io, NodeOptions options) {

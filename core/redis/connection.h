@@ -2,7 +2,10 @@
 // store. Requests that arrive while a write is in flight leave together in
 // the next write (automatic pipelining); replies are matched in order. It
 // connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
-// capped, jittered backoff, and completes every request by its deadline.
+// capped, jittered backoff, and completes every request by its deadline. A
+// connection that reads nothing for liveness_timeout while replies are
+// awaited is presumed dead (a half-open peer): it is dropped, what was
+// pending on it fails, and it reconnects.
 // Asio and hiredis stay inside connection.cpp.
 #pragma once
 
@@ -32,6 +35,9 @@ struct NodeOptions {
   int db = 0;
   std::chrono::milliseconds connect_timeout{1000};  // resolve + connect + handshake
   std::chrono::milliseconds reconnect_max{500};     // backoff cap
+  // No byte read for this long while replies are awaited: the connection is
+  // dropped. Also the socket's TCP_USER_TIMEOUT and keepalive bound.
+  std::chrono::milliseconds liveness_timeout{2000};
 };
 
 // Why a request got no replies, with a message that names the node.
@@ -54,6 +60,12 @@ struct Request {
 
 // RESP encoding of one command (hiredis's redisFormatCommandArgv).
 std::string format_command(const std::vector<std::string_view>& args);
+
+// Requests held by every connection of the process: waiting to be written,
+// or written and waiting for replies (one that timed out keeps its place
+// until its replies arrive or its connection is dropped). Tests check that a
+// dead connection does not make it grow without bound.
+size_t requests_held();
 
 class Connection {
  public:

@@ -10,6 +10,7 @@
 #include "../store.h"
 #include "../url.h"
 #include "../wait_for.h"
+#include "error_reply.h"
 #include "key_schema.h"
 #include "script_call.h"
 #include "topology.h"
@@ -64,6 +65,8 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
     o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
   if (auto v = settings.get("reconnect_max_ms"))
     o.reconnect_max = milliseconds(parse_count("reconnect_max_ms", *v, 1, 3600000));
+  if (auto v = settings.get("liveness_timeout_ms"))
+    o.liveness_timeout = milliseconds(parse_count("liveness_timeout_ms", *v, 1, 3600000));
   return o;
 }
 
@@ -83,15 +86,7 @@ Verdict verdict_of(const Reply& r, bool& ok) {
 // An error reply of a script call, as a status: a server that is loading,
 // busy or read-only may come back; anything else is an error of the backend.
 Outcome outcome_of_error(const std::string& node, const std::string& text) {
-  for (std::string_view p :
-       {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN"}) {
-    if (text.compare(0, p.size(), p) == 0)
-      return Outcome::failure(Code::backend_unavailable, node + ": " + text);
-  }
-  for (std::string_view p : {"NOAUTH", "WRONGPASS", "NOPERM"}) {
-    if (text.compare(0, p.size(), p) == 0) return Outcome::failure(Code::auth, node + ": " + text);
-  }
-  return Outcome::failure(Code::backend_error, node + ": " + text);
+  return Outcome::failure(code_of_error_reply(text), node + ": " + text);
 }
 
 class RedisStore;

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <thread>
 
+#include "completions.h"
 #include "redis_env.h"
 
 namespace rl::test {
@@ -11,37 +12,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Ms = std::chrono::milliseconds;
-
-// Timeouts fire on the I/O thread: allow this much past timeout_ms (it is
-// about a millisecond on an idle machine; sanitizers and CPU steal need more).
-constexpr Ms kSlack{150};
-
-// Counts completions per call, to check each runs exactly once.
-struct Completions {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<int> runs;
-  std::vector<Code> codes;
-
-  explicit Completions(size_t n) : runs(n, 0), codes(n, Code::ok) {}
-  Completion for_call(size_t i) {
-    return [this, i](Outcome&& o) {
-      std::lock_guard lock(mutex);
-      ++runs[i];
-      codes[i] = o.code;
-      changed.notify_all();
-    };
-  }
-  size_t finished() {
-    size_t n = 0;
-    for (int r : runs) n += r > 0 ? 1 : 0;
-    return n;
-  }
-  bool wait_all(Ms timeout) {
-    std::unique_lock lock(mutex);
-    return changed.wait_for(lock, timeout, [&] { return finished() == runs.size(); });
-  }
-};
 
 TEST(Noscript, ScriptFlushMidRunIsInvisibleAndCountsNothingTwice) {
   auto store = open_redis("clock=manual");
