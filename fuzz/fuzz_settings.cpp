@@ -6,7 +6,8 @@
 // once the limiter exists (the key defaults to "k").
 //
 // Properties: rl_config_set fails only with RL_E_INVALID_ARG naming the key;
-// the store opens with every store setting that was accepted; rl_limiter_new
+// memory:// opens with the store settings or refuses them with
+// RL_E_INVALID_ARG (then the limiter goes on a store without them); rl_limiter_new
 // fails only with RL_E_INVALID_ARG (always when a store setting is in its
 // config); a limiter's limits are positive; a decision call fails exactly
 // when its key or cost is out of range, and a decision keeps its invariants.
@@ -26,6 +27,7 @@ namespace {
 
 using rl_fuzz::check;
 
+constexpr const char* kStoreUrl = "memory://?clock=manual";
 constexpr size_t kMaxOps = 64;
 constexpr size_t kMaxBatch = 16;
 constexpr int64_t kMaxCost = int64_t{1} << 40;
@@ -189,9 +191,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   rl_store* store = nullptr;
   rl_error* err = nullptr;
-  rl_status status = rl_store_open("memory://?clock=manual", configs.store, &store, &err);
-  rl_fuzz::check_outcome(status, err, {});
+  rl_status status = rl_store_open(kStoreUrl, configs.store, &store, &err);
+  // A store setting of another store (Redis's circuit breaker) is refused.
+  rl_fuzz::check_outcome(status, err, {RL_E_INVALID_ARG});
   rl_error_free(err);
+  if (store == nullptr) {
+    check(rl_store_open(kStoreUrl, nullptr, &store, nullptr) == RL_OK, "memory:// did not open");
+  }
 
   rl_limiter* limiter = nullptr;
   err = nullptr;
