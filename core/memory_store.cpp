@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 // GCC 12 misreads boost's memmove of a small_vector's inline buffer as an
-// overread (a known false positive of -Wstringop-overread).
+// overread (a known false positive of -Wstringop-overread, which clang lacks).
 #pragma GCC diagnostic push
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 #include <boost/container/small_vector.hpp>
 #pragma GCC diagnostic pop
 #include <boost/unordered/unordered_flat_map.hpp>

@@ -86,7 +86,8 @@ Verdict verdict_of(const Reply& r, bool& ok) {
 // An error reply of a script call, as a status: a server that is loading,
 // busy or read-only may come back; anything else is an error of the backend.
 Outcome outcome_of_error(const std::string& node, const std::string& text) {
-  return Outcome::failure(code_of_error_reply(text), node + ": " + text);
+  // The server's text, bounded and escaped like any quoted input.
+  return Outcome::failure(code_of_error_reply(text), node + ": " + quote(text, 200));
 }
 
 class RedisStore;
