@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "failover/outage.h"
 #include "limiter.h"
 #include "store.h"
 
@@ -103,7 +104,7 @@ void fill(rl_decision* out, const rl::Verdict& v) {
   out->remaining = v.remaining;
   out->retry_after_us = v.retry_after_us;
   out->reset_after_us = v.reset_after_us;
-  out->source = RL_SOURCE_STORE;
+  out->source = static_cast<int32_t>(v.source);
 }
 
 rl_decision decision_of(const rl::Verdict& v) {
@@ -136,6 +137,12 @@ rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl
 }  // namespace
 
 extern "C" {
+
+int rl_status_is_outage(int status) {
+  return status >= 0 && status < RL_STATUS_COUNT && rl::is_outage(static_cast<rl::Code>(status))
+             ? 1
+             : 0;
+}
 
 const char* rl_status_name(int status) {
   static const char* const names[RL_STATUS_COUNT] = {"RL_OK",
@@ -198,6 +205,49 @@ rl_status rl_store_open(const char* url, const rl_config* cfg, rl_store** out, r
     *out = new rl_store{std::move(store)};
     return RL_OK;
   });
+}
+
+rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_error** err) {
+  return guarded(err, [&] {
+    require(store, "store");
+    require(out, "out");
+    check_version(out->version, RL_STORE_STATS_VERSION, "out");
+    const rl::StatsView view = store->store->stats_view();
+    const rl::StoreStats::Snapshot s = view.stats->snapshot();
+    rl_store_stats filled{};
+    filled.version = out->version;
+    filled.breaker_state = static_cast<int32_t>(view.breaker);
+    filled.breaker_opened = static_cast<uint64_t>(view.breaker_opened);
+    for (size_t i = 0; i < rl::kSources; ++i) {
+      filled.allowed[i] = s.allowed[i];
+      filled.denied[i] = s.denied[i];
+    }
+    for (size_t i = 0; i < rl::kCodes; ++i) filled.failures[i] = s.failures[i];
+    const rl::LatencyHistogram& h = view.stats->round_trips;
+    filled.round_trips = h.count();
+    filled.round_trip_p50_us = h.quantile(0.5);
+    filled.round_trip_p95_us = h.quantile(0.95);
+    filled.round_trip_p99_us = h.quantile(0.99);
+    filled.round_trip_max_us = h.max();
+    *out = filled;
+    return RL_OK;
+  });
+}
+
+size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity) {
+  if (store == nullptr) return 0;
+  try {
+    const std::string text = rl::metrics_text(store->store->stats_view());
+    if (buf != nullptr && capacity > 0) {
+      const size_t n = std::min(text.size(), capacity - 1);
+      std::memcpy(buf, text.data(), n);
+      buf[n] = '\0';
+    }
+    return text.size();
+  } catch (...) {
+    if (buf != nullptr && capacity > 0) buf[0] = '\0';
+    return 0;
+  }
 }
 
 void rl_store_close(rl_store* store) {

@@ -189,6 +189,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     if (store_->closed()) return shutdown_outcome();
     Outcome o;
     o.verdict = table_->run(op, key, cost, store_->clock().now_us());
+    store_->stats()->count(o.code, o.verdict);
     return o;
   }
 

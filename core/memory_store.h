@@ -26,6 +26,7 @@ class MemoryStore final : public Store, public std::enable_shared_from_this<Memo
   std::shared_ptr<Backend> backend_for(const Policy& policy) override;
   void close() override;
   Clock& clock() override { return *clock_; }
+  StoreStats* stats() override { return &stats_; }
 
   bool closed() const { return closed_.load(std::memory_order_acquire); }
   Executor& executor() { return executor_; }
@@ -37,6 +38,7 @@ class MemoryStore final : public Store, public std::enable_shared_from_this<Memo
  private:
   std::unique_ptr<Clock> clock_;
   const size_t max_keys_;
+  StoreStats stats_;
   std::atomic<bool> closed_{false};
   Executor executor_;
   std::mutex tables_mutex_;

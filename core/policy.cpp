@@ -77,6 +77,7 @@ Policy Policy::from(const Settings& settings) {
   if (!limit) fail_invalid("limit: is required, for example '100/1m'");
   p.rates = parse_rates(*limit);
   if (auto n = settings.get("name")) p.name = *n;
+  p.failure = FailurePolicy::from(settings);
 
   if (auto b = settings.get("burst")) {
     if (p.algorithm != Algorithm::gcra && p.algorithm != Algorithm::token_bucket) {

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "failover/failure_policy.h"
 #include "rate.h"
 #include "settings.h"
 
@@ -26,6 +27,8 @@ struct Policy {
   Algorithm algorithm = Algorithm::gcra;
   std::vector<Rate> rates;
   std::string name = "default";
+  // What to do when the store has an outage; not part of identity().
+  FailurePolicy failure;
   // Identifies the state this policy reads and writes: two limiters with the
   // same identity share their keys' state.
   std::string identity() const;

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "error.h"
+#include "failover/failure_policy.h"
 #include "policy.h"
 #include "quote.h"
 #include "rate.h"
@@ -42,6 +43,18 @@ void validate_connect_timeout(std::string_view value) {
 void validate_reconnect_max(std::string_view value) {
   parse_count("reconnect_max_ms", value, 1, 3600000);
 }
+void validate_on_failure(std::string_view value) {
+  parse_on_failure(value);
+}
+void validate_local_share(std::string_view value) {
+  parse_local_share(value);
+}
+void validate_breaker_failures(std::string_view value) {
+  parse_count("breaker_failures", value, 0, 1000000);
+}
+void validate_breaker_cooldown(std::string_view value) {
+  parse_count("breaker_cooldown_ms", value, 1, 3600000);
+}
 void validate_max_keys(std::string_view value) {
   parse_count("max_keys", value, kMinMaxKeys, kMaxMaxKeys);
 }
@@ -62,6 +75,14 @@ constexpr SettingInfo kSettings[] = {
      "sub-window of sliding_window, dividing every window, at most 1000 per window (default: the "
      "window)",
      validate_granularity},
+    {"on_failure", Scope::limiter,
+     "what a store outage (unavailable, timeout) gives: closed (default: the error), open "
+     "(allowed, source fail_open) or local (an in-process limiter with local_share decides)",
+     validate_on_failure},
+    {"local_share", Scope::limiter,
+     "with on_failure=local: the share of each limit and burst the local limiter has, such as "
+     "1/4 for four instances (default 1)",
+     validate_local_share},
     {"clock", Scope::store, "monotonic (default) or manual (tests: time moves only when told)",
      validate_clock},
     {"timeout_ms", Scope::store, "deadline of every store operation, 1-3600000 ms (default 1000)",
@@ -73,9 +94,17 @@ constexpr SettingInfo kSettings[] = {
      "(default 500)",
      validate_reconnect_max},
     {"max_keys", Scope::store,
-     "memory:// only: most keys one limiter policy holds, 64 to 2^32; at the cap, the keys "
-     "nearest to idle are forgotten first (default 1000000)",
+     "most keys one limiter policy holds in memory:// or in a local fallback, 64 to 2^32; at the "
+     "cap, the keys nearest to idle are forgotten first (default 1000000)",
      validate_max_keys},
+    {"breaker_failures", Scope::store,
+     "consecutive outages of a Redis node that open its circuit breaker; 0 never opens it "
+     "(default 5)",
+     validate_breaker_failures},
+    {"breaker_cooldown_ms", Scope::store,
+     "how long an open circuit breaker refuses calls before it lets one probe through (default "
+     "500)",
+     validate_breaker_cooldown},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

@@ -11,6 +11,8 @@
 #include "clock.h"
 #include "decide.h"
 #include "error.h"
+#include "failover/metrics_text.h"
+#include "failover/store_stats.h"
 #include "policy.h"
 #include "settings.h"
 #include "verdict.h"
@@ -64,6 +66,10 @@ class Store {
   // Completes every pending call with Code::shutdown; later calls fail so.
   virtual void close() = 0;
   virtual Clock& clock() = 0;
+  // What the store has done since it opened (rl_store_stats).
+  virtual StoreStats* stats() { return nullptr; }
+  // The statistics with the breaker's state, for rl_store_get_stats.
+  virtual StatsView stats_view() { return StatsView{stats()}; }
 };
 
 // Opens "memory://" or "redis://..." with settings from the URL's query and

@@ -1,10 +1,21 @@
 // open_store: picks the store for a URL's scheme and gathers its settings.
+#include "failover/failover_store.h"
 #include "memory_store.h"
 #include "quote.h"
 #include "store.h"
 #include "url.h"
 
 namespace rl {
+
+namespace {
+
+size_t max_keys_of(const Settings& settings) {
+  auto v = settings.get("max_keys");
+  if (!v) return MemoryStore::kDefaultMaxKeys;
+  return static_cast<size_t>(parse_count("max_keys", *v, kMinMaxKeys, kMaxMaxKeys));
+}
+
+}  // namespace
 
 std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& given) {
   given.require_scope(Scope::store);
@@ -28,17 +39,22 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     if (!url.endpoints.empty() || !url.path.empty()) {
       fail_invalid("url: memory:// takes no host or path, only ?settings");
     }
-    size_t max_keys = MemoryStore::kDefaultMaxKeys;
-    if (auto v = settings.get("max_keys")) {
-      max_keys = static_cast<size_t>(parse_count("max_keys", *v, kMinMaxKeys, kMaxMaxKeys));
+    if (settings.get("breaker_failures") || settings.get("breaker_cooldown_ms")) {
+      fail_invalid("breaker_failures: memory:// has no outages and so no circuit breaker");
     }
-    return std::make_shared<MemoryStore>(std::move(clock), max_keys);
-  }
-  if (settings.get("max_keys")) {
-    fail_invalid("max_keys: applies to memory:// only (Redis bounds its memory with maxmemory)");
+    return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
   if (url.scheme == "redis") {
-    return open_redis_store(url, settings, std::move(clock));
+    BreakerOptions breaker;
+    if (auto v = settings.get("breaker_failures")) {
+      breaker.failures = parse_count("breaker_failures", *v, 0, 1000000);
+    }
+    if (auto v = settings.get("breaker_cooldown_ms")) {
+      breaker.cooldown_us = parse_count("breaker_cooldown_ms", *v, 1, 3600000) * 1000;
+    }
+    const size_t local_max_keys = max_keys_of(settings);
+    return std::make_shared<FailoverStore>(open_redis_store(url, settings, std::move(clock)),
+                                           breaker, local_max_keys);
   }
   if (url.scheme == "rediss" || url.scheme == "redis+sentinel" || url.scheme == "redis+cluster") {
     throw Error(Code::unsupported, "url: " + url.scheme + ":// is not supported by this build yet");

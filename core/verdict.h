@@ -5,12 +5,20 @@
 
 namespace rl {
 
+// Which path produced a verdict (rl_source in the C ABI; values pinned).
+enum class Source : int {
+  store = 0,      // the store itself decided
+  fail_open = 1,  // the store had an outage and on_failure=open allowed it
+  local = 2,      // the store had an outage and the local fallback decided
+};
+
 struct Verdict {
   bool allowed = false;
   int64_t limit = 0;
   int64_t remaining = 0;
   int64_t retry_after_us = 0;  // -1: never
   int64_t reset_after_us = 0;
+  Source source = Source::store;
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).

@@ -96,7 +96,7 @@ TEST(MaxKeys, AKeyThatSpentItsQuotaOutlivesAFlood) {
 
 TEST(MaxKeys, IsAMemoryStoreSettingInItsRange) {
   for (const char* url : {"memory://?max_keys=63", "memory://?max_keys=4294967297",
-                          "memory://?max_keys=x", "redis://127.0.0.1:1?max_keys=100"}) {
+                          "memory://?max_keys=x", "redis://127.0.0.1:1?max_keys=1"}) {
     try {
       rl::open_store(url, {});
       ADD_FAILURE() << url;

@@ -80,6 +80,12 @@ typedef enum rl_status {
  * not a status. Static storage; thread-safe. */
 RL_API const char* rl_status_name(int status);
 
+/* 1 when status means the store had an outage (RL_E_BACKEND_UNAVAILABLE,
+ * RL_E_TIMEOUT): the failures the on_failure setting and the circuit
+ * breaker act on. Bad input, RL_E_AUTH, RL_E_BACKEND_ERROR and
+ * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
+RL_API int rl_status_is_outage(int status);
+
 /* "1.0.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
@@ -141,6 +147,60 @@ RL_API void rl_store_free(rl_store* store);
 RL_API rl_status rl_store_clock_set(rl_store* store, int64_t now_us, rl_error** err);
 RL_API rl_status rl_store_clock_advance(rl_store* store, int64_t delta_us, rl_error** err);
 
+/* The state of a store's circuit breaker (docs/failure.md). */
+typedef enum rl_breaker_state {
+  RL_BREAKER_CLOSED = 0,   /* calls go to the store */
+  RL_BREAKER_OPEN = 1,     /* calls take on_failure at once */
+  RL_BREAKER_HALF_OPEN = 2 /* one probe is in flight */
+} rl_breaker_state;
+
+#define RL_STORE_STATS_VERSION 1
+/* What a store has done since it opened. Counters never go down. */
+typedef struct rl_store_stats {
+  uint32_t version;
+  /* An rl_breaker_state; always RL_BREAKER_CLOSED for memory://. */
+  int32_t breaker_state;
+  /* Times the breaker opened. */
+  uint64_t breaker_opened;
+  /* Decisions by verdict, indexed by rl_source (room for new sources). */
+  uint64_t allowed[4];
+  uint64_t denied[4];
+  /* Calls that ended in an error, indexed by rl_status. */
+  uint64_t failures[16];
+  /* Store round trips (none for memory://) and their latency: quantiles
+   * are the upper bound of a log-linear bucket, within 12.5%. */
+  uint64_t round_trips;
+  int64_t round_trip_p50_us;
+  int64_t round_trip_p95_us;
+  int64_t round_trip_p99_us;
+  int64_t round_trip_max_us;
+} rl_store_stats;
+
+/* Initialises an rl_store_stats: `rl_store_stats s = RL_STORE_STATS_INIT;`
+ * (in C++ a value-initialised copy, which -Wextra does not warn about). */
+#ifdef __cplusplus
+#define RL_STORE_STATS_INIT             \
+  ([] {                                 \
+    rl_store_stats s{};                 \
+    s.version = RL_STORE_STATS_VERSION; \
+    return s;                           \
+  }())
+#else
+#define RL_STORE_STATS_INIT \
+  { .version = RL_STORE_STATS_VERSION }
+#endif
+
+/* Fills *out (its version set by the caller) with the store's statistics.
+ * Thread-safe; works after the store was closed. */
+RL_API rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_error** err);
+
+/* The same statistics in the Prometheus text exposition format (metric
+ * names start with rl_). Writes at most `capacity` bytes, NUL included, to
+ * buf (which may be NULL when capacity is 0) and returns the length of the
+ * whole text without its NUL: call again with a larger buffer when the
+ * result is >= capacity. 0 for a NULL store. Thread-safe. */
+RL_API size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity);
+
 /* ------------------------------------------------------------------ */
 /* Limiters */
 
@@ -183,7 +243,9 @@ typedef struct rl_request {
 
 /* Which path produced a decision. */
 typedef enum rl_source {
-  RL_SOURCE_STORE = 0 /* the store itself decided */
+  RL_SOURCE_STORE = 0,     /* the store itself decided */
+  RL_SOURCE_FAIL_OPEN = 1, /* the store had an outage; on_failure=open allowed it */
+  RL_SOURCE_LOCAL = 2      /* the store had an outage; the local fallback decided */
 } rl_source;
 
 #define RL_DECISION_VERSION 1

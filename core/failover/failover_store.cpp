@@ -1,0 +1,52 @@
+#include "failover_store.h"
+
+#include "failover_backend.h"
+
+namespace rl {
+namespace {
+
+// The local fallback keeps time with the store it stands in for (so a
+// manual clock moves both).
+class ClockOf final : public Clock {
+ public:
+  explicit ClockOf(const Clock& clock) : clock_(clock) {}
+  int64_t now_us() const override { return clock_.now_us(); }
+  bool is_manual() const override { return clock_.is_manual(); }
+
+ private:
+  const Clock& clock_;
+};
+
+}  // namespace
+
+FailoverStore::FailoverStore(std::shared_ptr<Store> inner, BreakerOptions breaker,
+                             size_t local_max_keys)
+    : inner_(std::move(inner)),
+      breaker_(breaker, inner_->clock()),
+      local_(std::make_shared<MemoryStore>(std::make_unique<ClockOf>(inner_->clock()),
+                                           local_max_keys)) {}
+
+FailoverStore::~FailoverStore() {
+  close();
+}
+
+std::shared_ptr<Backend> FailoverStore::backend_for(const Policy& policy) {
+  return failover_backend(shared_from_this(), inner_->backend_for(policy), policy);
+}
+
+void FailoverStore::close() {
+  inner_->close();
+  local_->close();
+}
+
+void FailoverStore::remember_outage(const std::string& message) {
+  std::lock_guard lock(outage_mutex_);
+  last_outage_ = message;
+}
+
+std::string FailoverStore::last_outage() {
+  std::lock_guard lock(outage_mutex_);
+  return last_outage_;
+}
+
+}  // namespace rl

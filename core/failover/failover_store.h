@@ -1,0 +1,49 @@
+// The failure policy as a store decorator: wraps a store whose calls can
+// have outages (Redis) so that every limiter's backend goes through one
+// circuit breaker per store node and, per limiter, on_failure decides what
+// an outage or an open breaker gives (docs/failure.md).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "../memory_store.h"
+#include "../store.h"
+#include "circuit_breaker.h"
+#include "store_stats.h"
+
+namespace rl {
+
+class FailoverStore final : public Store, public std::enable_shared_from_this<FailoverStore> {
+ public:
+  FailoverStore(std::shared_ptr<Store> inner, BreakerOptions breaker, size_t local_max_keys);
+  ~FailoverStore() override;
+
+  std::shared_ptr<Backend> backend_for(const Policy& policy) override;
+  void close() override;
+  Clock& clock() override { return inner_->clock(); }
+
+  CircuitBreaker& breaker() { return breaker_; }
+  StoreStats* stats() override { return &stats_; }
+  StatsView stats_view() override {
+    return StatsView{&stats_, breaker_.state(), breaker_.times_opened(), true};
+  }
+  // Runs fallbacks that must not complete inside the call (an open breaker
+  // on an async call) on a thread of rl's.
+  MemoryStore& local() { return *local_; }
+  bool closed() const { return local_->closed(); }
+  // The last outage's message, quoted by calls the open breaker refuses.
+  void remember_outage(const std::string& message);
+  std::string last_outage();
+
+ private:
+  std::shared_ptr<Store> inner_;
+  CircuitBreaker breaker_;
+  StoreStats stats_;
+  std::shared_ptr<MemoryStore> local_;  // the local fallback's tables
+  std::mutex outage_mutex_;
+  std::string last_outage_;
+};
+
+}  // namespace rl

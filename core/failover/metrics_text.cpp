@@ -1,0 +1,67 @@
+#include "metrics_text.h"
+
+#include <cstdio>
+
+namespace rl {
+namespace {
+
+constexpr const char* kSourceNames[kSources] = {"store", "fail_open", "local"};
+// Code values as rl_status names (the C ABI pins them to the same numbers).
+constexpr const char* kCodeNames[] = {"RL_OK",
+                                      "RL_E_INVALID_ARG",
+                                      "RL_E_TIMEOUT",
+                                      "RL_E_BACKEND_UNAVAILABLE",
+                                      "RL_E_BACKEND_ERROR",
+                                      "RL_E_SHUTDOWN",
+                                      "RL_E_NO_MEMORY",
+                                      "RL_E_INTERNAL",
+                                      "RL_E_AUTH",
+                                      "RL_E_UNSUPPORTED"};
+
+void line(std::string& out, const char* format, auto... values) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, format, values...);
+  out += buffer;
+}
+
+}  // namespace
+
+std::string metrics_text(const StatsView& view) {
+  const StoreStats::Snapshot s = view.stats->snapshot();
+  std::string out;
+  out += "# HELP rl_decisions_total Decisions, by verdict and by the path that decided.\n";
+  out += "# TYPE rl_decisions_total counter\n";
+  for (size_t i = 0; i < kSources; ++i) {
+    line(out, "rl_decisions_total{verdict=\"allowed\",source=\"%s\"} %llu\n", kSourceNames[i],
+         static_cast<unsigned long long>(s.allowed[i]));
+    line(out, "rl_decisions_total{verdict=\"denied\",source=\"%s\"} %llu\n", kSourceNames[i],
+         static_cast<unsigned long long>(s.denied[i]));
+  }
+  out += "# HELP rl_failures_total Calls that ended in an error, by status.\n";
+  out += "# TYPE rl_failures_total counter\n";
+  for (size_t i = 1; i < std::size(kCodeNames); ++i) {
+    line(out, "rl_failures_total{status=\"%s\"} %llu\n", kCodeNames[i],
+         static_cast<unsigned long long>(s.failures[i]));
+  }
+  out += "# HELP rl_breaker_state Circuit breaker: 0 closed, 1 open, 2 half-open.\n";
+  out += "# TYPE rl_breaker_state gauge\n";
+  line(out, "rl_breaker_state %d\n", static_cast<int>(view.breaker));
+  out += "# HELP rl_breaker_opened_total Times the circuit breaker opened.\n";
+  out += "# TYPE rl_breaker_opened_total counter\n";
+  line(out, "rl_breaker_opened_total %lld\n", static_cast<long long>(view.breaker_opened));
+  if (view.has_round_trips) {
+    const LatencyHistogram& h = view.stats->round_trips;
+    out += "# HELP rl_store_round_trip_seconds Store round trips (quantiles within 12.5%).\n";
+    out += "# TYPE rl_store_round_trip_seconds summary\n";
+    for (double q : {0.5, 0.95, 0.99}) {
+      line(out, "rl_store_round_trip_seconds{quantile=\"%g\"} %.6f\n", q,
+           static_cast<double>(h.quantile(q)) / 1e6);
+    }
+    line(out, "rl_store_round_trip_seconds_sum %.6f\n", static_cast<double>(h.sum()) / 1e6);
+    line(out, "rl_store_round_trip_seconds_count %llu\n",
+         static_cast<unsigned long long>(h.count()));
+  }
+  return out;
+}
+
+}  // namespace rl

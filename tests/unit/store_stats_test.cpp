@@ -1,0 +1,68 @@
+// Store statistics through the C ABI: decisions by verdict and source,
+// failures by status, the latency histogram's quantiles, and the
+// Prometheus text.
+#include "failover/store_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "capi_helpers.h"
+
+namespace {
+
+TEST(StoreStats, MemoryStoreCountsDecisions) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(store.get(), {{"algorithm", "gcra"}, {"limit", "3/h"}});
+  for (int i = 0; i < 5; ++i) rl_test::acquire(lim.get(), "k", 1);
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);
+  EXPECT_EQ(stats.allowed[RL_SOURCE_STORE], 3u);
+  EXPECT_EQ(stats.denied[RL_SOURCE_STORE], 2u);
+  EXPECT_EQ(stats.allowed[RL_SOURCE_FAIL_OPEN], 0u);
+  EXPECT_EQ(stats.breaker_state, RL_BREAKER_CLOSED);
+  EXPECT_EQ(stats.round_trips, 0u);
+
+  const size_t length = rl_store_format_metrics(store.get(), nullptr, 0);
+  std::string text(length + 1, '\0');
+  ASSERT_EQ(rl_store_format_metrics(store.get(), text.data(), text.size()), length);
+  text.resize(length);
+  EXPECT_NE(text.find("rl_decisions_total{verdict=\"allowed\",source=\"store\"} 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rl_breaker_state 0\n"), std::string::npos);
+  // A short buffer gets a cut, terminated text and the whole length.
+  char small[16];
+  EXPECT_EQ(rl_store_format_metrics(store.get(), small, sizeof small), length);
+  EXPECT_EQ(std::string(small), text.substr(0, 15));
+}
+
+TEST(StoreStats, BadArgumentsNameThemselves) {
+  auto store = rl_test::open_manual_store();
+  rl_store_stats stats{};
+  rl_error* err = nullptr;
+  EXPECT_EQ(rl_store_get_stats(store.get(), &stats, &err), RL_E_INVALID_ARG);
+  EXPECT_NE(std::string(rl_error_message(err)).find("out.version"), std::string::npos);
+  rl_error_free(err);
+  EXPECT_EQ(rl_store_get_stats(nullptr, &stats, nullptr), RL_E_INVALID_ARG);
+  EXPECT_EQ(rl_store_get_stats(store.get(), nullptr, nullptr), RL_E_INVALID_ARG);
+  EXPECT_EQ(rl_store_format_metrics(nullptr, nullptr, 0), 0u);
+}
+
+TEST(LatencyHistogram, QuantilesAreWithinABucket) {
+  rl::LatencyHistogram h;
+  for (int64_t v = 1; v <= 1000; ++v) h.record(v);
+  EXPECT_EQ(h.count(), 1000u);
+  EXPECT_EQ(h.max(), 1000);
+  for (double q : {0.5, 0.95, 0.99}) {
+    const double exact = q * 1000;
+    EXPECT_GE(h.quantile(q), exact) << q;
+    EXPECT_LE(h.quantile(q), exact * 1.125 + 1) << q;
+  }
+  EXPECT_EQ(h.quantile(1.0), 1000);
+  EXPECT_EQ(rl::LatencyHistogram{}.quantile(0.5), 0);
+  h.record(int64_t{1} << 40);  // beyond the last bucket: kept, capped
+  EXPECT_EQ(h.max(), int64_t{1} << 40);
+}
+
+}  // namespace
