@@ -7,10 +7,15 @@
 //
 // Each measure is the median over rounds; rl and redis_rate alternate
 // within a round so both see the same machine weather.
+//
+// With -json (as bench/run uses it) it prints one JSON line per library and
+// goroutine count instead: decisions/s, p50, p99, and redis-server's CPU
+// per decision (INFO commandstats, reset before each run).
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -39,7 +44,11 @@ func withPrefix(url string) string {
 		sep = "&"
 	}
 	// A generous deadline: 10,000 calls in flight on a busy machine wait.
-	return fmt.Sprintf("%s%sprefix=bench%d&timeout_ms=10000", url, sep, time.Now().UnixNano())
+	url = fmt.Sprintf("%s%sprefix=bench%d&timeout_ms=10000", url, sep, time.Now().UnixNano())
+	if options := os.Getenv("RL_BENCH_STORE_OPTIONS"); options != "" {
+		url += "&" + options // settings under test, e.g. from bench/run --store-options
+	}
+	return url
 }
 
 func openRL(url string) (allowFunc, func(), error) {
@@ -85,6 +94,7 @@ var libraries = []struct {
 type result struct {
 	perSecond float64
 	p50, p99  time.Duration
+	calls     int
 }
 
 // run calls allow from `goroutines` goroutines (each on its own key) for d.
@@ -126,6 +136,7 @@ func run(allow allowFunc, goroutines int, d time.Duration) (result, error) {
 		perSecond: float64(len(all)) / elapsed.Seconds(),
 		p50:       all[len(all)/2],
 		p99:       all[len(all)*99/100],
+		calls:     len(all),
 	}, nil
 }
 
@@ -183,9 +194,25 @@ func main() {
 	rounds := flag.Int("rounds", 3, "runs of each measure; the table shows medians")
 	waiters := flag.Int("waiters", 10000, "goroutines of the thread-count measure")
 	child := flag.String("threads-of", "", "(internal) measure the threads of one library")
+	asJSON := flag.Bool("json", false, "JSON lines of rl and redis_rate at each of -goroutines, with Redis CPU")
+	goroutines := flag.String("goroutines", "1,64,200", "with -json: comma-separated goroutine counts")
 	flag.Parse()
 	if *url == "" {
 		fail(fmt.Errorf("no Redis: pass -redis URL or run under scripts/with-redis"))
+	}
+	if *asJSON {
+		var counts []int
+		for _, f := range strings.Split(*goroutines, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				fail(fmt.Errorf("-goroutines: %q is not a positive count", f))
+			}
+			counts = append(counts, n)
+		}
+		if err := jsonRuns(*url, counts, *d, *rounds); err != nil {
+			fail(err)
+		}
+		return
 	}
 	if *child != "" {
 		if err := threadsUnderWaiters(*child, *url, *waiters, *d); err != nil {
@@ -252,6 +279,99 @@ func main() {
 	durations("64 goroutines, p99 latency (us)", func(s *samples) []time.Duration { return s.p99many })
 	t1, t2 := median(rlS.threads), median(rr.threads)
 	fmt.Printf("| OS threads, %d goroutines in flight | %d | %d | %.2fx | one per call |\n", *waiters, t1, t2, float64(t1)/float64(t2))
+}
+
+// serverUsec is the microseconds redis-server spent in commands since the
+// last CONFIG RESETSTAT, but for this admin connection's own INFO and CONFIG.
+func serverUsec(ctx context.Context, admin *redis.Client) (float64, error) {
+	info, err := admin.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, err
+	}
+	usec := 0.0
+	for _, line := range strings.Split(info, "\n") {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" || name == "cmdstat_config" {
+			continue
+		}
+		for _, field := range strings.Split(stats, ",") {
+			if v, ok := strings.CutPrefix(field, "usec="); ok {
+				n, _ := strconv.ParseFloat(v, 64)
+				usec += n
+			}
+		}
+	}
+	return usec, nil
+}
+
+// jsonRuns measures rl and redis_rate at each goroutine count, alternating
+// within each round, and prints the medians as JSON lines.
+func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
+	ctx := context.Background()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return err
+	}
+	admin := redis.NewClient(opt)
+	defer admin.Close()
+	type key struct {
+		library    string
+		goroutines int
+	}
+	type samples struct{ perSecond, p50, p99, usec []float64 }
+	got := map[key]*samples{}
+	for r := 0; r < rounds; r++ {
+		for _, lib := range libraries[:2] { // rl, redis_rate
+			allow, closeFn, err := lib.open(url)
+			if err != nil {
+				return fmt.Errorf("%s: %v", lib.name, err)
+			}
+			for i := 0; i < 100; i++ { // loads the script, fills the pool
+				if err := allow(ctx, "warm-up"); err != nil {
+					closeFn()
+					return fmt.Errorf("%s: %v", lib.name, err)
+				}
+			}
+			for _, n := range counts {
+				if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+					closeFn()
+					return err
+				}
+				res, err := run(allow, n, d)
+				if err != nil {
+					closeFn()
+					return fmt.Errorf("%s: %v", lib.name, err)
+				}
+				usec, err := serverUsec(ctx, admin)
+				if err != nil {
+					closeFn()
+					return err
+				}
+				k := key{lib.name, n}
+				if got[k] == nil {
+					got[k] = &samples{}
+				}
+				s := got[k]
+				s.perSecond = append(s.perSecond, res.perSecond)
+				s.p50 = append(s.p50, float64(res.p50)/float64(time.Microsecond))
+				s.p99 = append(s.p99, float64(res.p99)/float64(time.Microsecond))
+				s.usec = append(s.usec, usec/float64(res.calls))
+			}
+			closeFn()
+		}
+	}
+	for _, lib := range libraries[:2] {
+		for _, n := range counts {
+			s := got[key{lib.name, n}]
+			line, _ := json.Marshal(map[string]any{
+				"bench": "go", "library": lib.name, "goroutines": n, "rounds": rounds,
+				"per_second": median(s.perSecond), "p50_us": median(s.p50), "p99_us": median(s.p99),
+				"redis_us_per_decision": median(s.usec),
+			})
+			fmt.Println(string(line))
+		}
+	}
+	return nil
 }
 
 func fail(err error) {

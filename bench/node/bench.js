@@ -11,6 +11,13 @@
 // exceptions), keys rotate over 1,000 users. Each measurement runs in
 // alternating rounds; the table shows the median round.
 //   scripts/with-redis -- node bench/node/bench.js      (from the repo root)
+// With --json (as bench/run uses it) it prints JSON lines instead, for the
+// contenders of bench/run's table: rl gcra, rl fixed_window and
+// rate-limiter-flexible at 1 and 200 in flight (decisions/s, p50, p99, Redis
+// CPU per decision), and on memory:// the synchronous limiter.tryAcquire
+// (when the binding has it) beside RateLimiterMemory. --phases picks some of
+// sequential,inflight,memory. RL_BENCH_STORE_OPTIONS (URL query settings)
+// is appended to rl's store URL.
 const Redis = require('ioredis');
 const { RateLimiterRedis, RateLimiterMemory } = require('rate-limiter-flexible');
 const rl = require('../../bindings/node');
@@ -55,18 +62,28 @@ async function measure(decide, calls, lanes, timeLatency = true) {
   };
 }
 
+// A synchronous decide (no promise) called back to back: decisions/s.
+function measureSync(decide, calls) {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) decide(KEYS[i % KEYS.length]);
+  return { perSecond: calls / (Number(process.hrtime.bigint() - started) / 1e9), p50: NaN, p99: NaN };
+}
+
 // Every contender's median round of one measurement, rounds alternating
 // between contenders so that drifts of the machine hit all of them alike.
+// A contender with `sync: true` decides without a promise; one with `lanes`
+// keeps that many in flight instead.
 // With `admin` (an ioredis client), each round also records the server's
-// CPU per script call (INFO commandstats), the stable measure on this machine.
+// CPU per decision (INFO commandstats), the stable measure on this machine.
 async function compare(contenders, calls, lanes, timeLatency, admin) {
+  const once = (c, n, time) => (c.sync ? measureSync(c.decide, n) : measure(c.decide, n, c.lanes ?? lanes, time));
   const rounds = new Map(contenders.map((c) => [c.name, []]));
-  await Promise.all(contenders.map((c) => measure(c.decide, Math.min(calls, 2000), lanes, false))); // warm-up
+  await Promise.all(contenders.map((c) => once(c, Math.min(calls, 2000), false))); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
     for (const c of contenders) {
       if (admin) await admin.config('RESETSTAT');
-      const result = await measure(c.decide, calls, lanes, timeLatency);
-      if (admin) result.serverUs = scriptUsecPerCall(await admin.info('commandstats'));
+      const result = await once(c, calls, timeLatency);
+      if (admin) result.serverUs = serverUsecPerDecision(await admin.info('commandstats'), calls);
       rounds.get(c.name).push(result);
     }
   }
@@ -77,15 +94,15 @@ async function compare(contenders, calls, lanes, timeLatency, admin) {
   });
 }
 
-// Microseconds of redis-server CPU per EVAL/EVALSHA since the last RESETSTAT.
-function scriptUsecPerCall(commandstats) {
-  let calls = 0;
+// Microseconds of redis-server CPU per decision since the last RESETSTAT:
+// every command's time (scripts, and whatever else a contender sends), but
+// for the admin connection's own INFO and CONFIG.
+function serverUsecPerDecision(commandstats, decisions) {
   let usec = 0;
-  for (const [, c, u] of commandstats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/gm)) {
-    calls += Number(c);
-    usec += Number(u);
+  for (const [, command, u] of commandstats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) {
+    if (command !== 'info' && command !== 'config') usec += Number(u);
   }
-  return calls ? usec / calls : NaN;
+  return usec / decisions;
 }
 
 function table(title, rows, baseline, columns) {
@@ -107,14 +124,83 @@ function table(title, rows, baseline, columns) {
 const perSecond = { label: 'decisions/s', field: 'perSecond', format: (v) => Math.round(v).toLocaleString('en-US') };
 const p50 = { label: 'p50 us', field: 'p50', format: (v) => v.toFixed(0) };
 const p99 = { label: 'p99 us', field: 'p99', format: (v) => v.toFixed(0) };
-const serverUs = { label: 'redis CPU us/call', field: 'serverUs', format: (v) => v.toFixed(1) };
+const serverUs = { label: 'redis CPU us/decision', field: 'serverUs', format: (v) => v.toFixed(1) };
+
+// rl's store URL: a prefix of this run's own, and the settings under test.
+function rlUrl(url, prefix) {
+  const options = process.env.RL_BENCH_STORE_OPTIONS;
+  return `${url}${url.includes('?') ? '&' : '?'}prefix=${prefix}${options ? `&${options}` : ''}`;
+}
+
+// bench/run's measurements, one JSON line per contender and phase.
+async function harness(url, phases) {
+  const prefix = `bench${process.pid}`;
+  const emit = (phase, rows) => {
+    for (const r of rows) {
+      console.log(JSON.stringify({
+        bench: 'node', phase, contender: r.name, rounds: ROUNDS, per_second: r.perSecond,
+        p50_us: r.p50, p99_us: r.p99, redis_us_per_decision: r.serverUs,
+      }));
+    }
+  };
+  if (phases.includes('sequential') || phases.includes('inflight')) {
+    const store = await rl.open(rlUrl(url, prefix));
+    const gcra = store.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
+    const window = store.limiter({ algorithm: 'fixed_window', limit: `${HUGE}/1h`, name: 'benchfw' });
+    const redis = new Redis(url, { keyPrefix: `${prefix}:` });
+    const admin = new Redis(url);
+    const flexible = new RateLimiterRedis({ storeClient: redis, points: HUGE, duration: 3600, keyPrefix: 'rlflx' });
+    const contenders = [
+      { name: 'rl gcra', decide: async (k) => allowedOrThrow((await gcra.acquire(k)).allowed) },
+      { name: 'rl fixed_window', decide: async (k) => allowedOrThrow((await window.acquire(k)).allowed) },
+      { name: 'rate-limiter-flexible', decide: async (k) => allowedOrThrow((await flexible.consume(k)).remainingPoints >= 0) },
+    ];
+    if (phases.includes('sequential')) emit('sequential', await compare(contenders, SEQUENTIAL_CALLS, 1, true, admin));
+    if (phases.includes('inflight')) emit('inflight', await compare(contenders, IN_FLIGHT_CALLS, IN_FLIGHT, true, admin));
+    store.close();
+    redis.disconnect();
+    admin.disconnect();
+  }
+  if (phases.includes('memory')) {
+    const store = await rl.open('memory://');
+    const limiter = store.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
+    const flexibleMemory = new RateLimiterMemory({ points: HUGE, duration: 3600 });
+    const peerDecide = async (k) => allowedOrThrow((await flexibleMemory.consume(k)).remainingPoints >= 0);
+    // The peer at its best of both ways to await it.
+    const contenders = [
+      { name: 'RateLimiterMemory sequential', decide: peerDecide, lanes: 1 },
+      { name: 'RateLimiterMemory 200 in flight', decide: peerDecide },
+      { name: 'rl acquire 200 in flight', decide: async (k) => allowedOrThrow((await limiter.acquire(k)).allowed) },
+    ];
+    if (typeof limiter.tryAcquire === 'function') {
+      contenders.push({ name: 'rl tryAcquire', sync: true, decide: (k) => allowedOrThrow(limiter.tryAcquire(k, 1).allowed) });
+    } else {
+      console.log(JSON.stringify({ bench: 'node', phase: 'memory', contender: 'rl tryAcquire', missing: true }));
+    }
+    emit('memory', await compare(contenders, MEMORY_CALLS, IN_FLIGHT, false));
+    store.close();
+  }
+}
+
+function allowedOrThrow(allowed) {
+  if (!allowed) throw new Error('a benchmark request was denied');
+}
 
 async function main() {
-  const url = process.argv[2] ?? process.env.RL_TEST_REDIS_URL;
-  if (!url) throw new Error('usage: bench.js REDIS_URL (or run under scripts/with-redis)');
+  const args = process.argv.slice(2);
+  const flag = (name) => {
+    const at = args.indexOf(name);
+    return at < 0 ? undefined : args.splice(at, 2)[1] ?? '';
+  };
+  const json = args.includes('--json');
+  if (json) args.splice(args.indexOf('--json'), 1);
+  const phases = (flag('--phases') ?? 'sequential,inflight,memory').split(',');
+  const url = args[0] ?? process.env.RL_TEST_REDIS_URL;
+  if (!url) throw new Error('usage: bench.js [--json [--phases LIST]] REDIS_URL (or run under scripts/with-redis)');
+  if (json) return harness(url, phases);
   const prefix = `bench${process.pid}`;
 
-  const store = await rl.open(url, { prefix });
+  const store = await rl.open(rlUrl(url, prefix));
   const rlLimiter = store.limiter({ algorithm: 'gcra', limit: `${HUGE}/1h`, name: 'bench' });
   const rlTokens = store.limiter({ algorithm: 'token_bucket', limit: `${HUGE}/1h`, name: 'benchtb' });
   // The same algorithm as rate-limiter-flexible's RateLimiterRedis (a counter per fixed window).
@@ -124,9 +210,6 @@ async function main() {
   const flexible = new RateLimiterRedis({ storeClient: redis, points: HUGE, duration: 3600, keyPrefix: 'rlflx' });
   const seedBuckets = new Map(KEYS.map((k) => [k, new SeedTokenBucket(redis, `seed:${k}`, HUGE, HUGE / 3600)]));
 
-  const allowedOrThrow = (allowed) => {
-    if (!allowed) throw new Error('a benchmark request was denied');
-  };
   const redisContenders = [
     { name: 'rl (gcra)', decide: async (k) => allowedOrThrow((await rlLimiter.acquire(k)).allowed) },
     { name: 'rl (token_bucket)', decide: async (k) => allowedOrThrow((await rlTokens.acquire(k)).allowed) },

@@ -1,7 +1,21 @@
-// The Redis store against redis-benchmark on the same server, script and
-// key space, in one run: one sequential caller (p50/p99 latency), 64 async
-// callers (decisions per second), and MEMORY USAGE of an idle key.
-//   scripts/with-redis -- build/bench/redis/rl_redis_bench [requests]
+// rl's Redis store, through the C ABI, beside redis-benchmark and beside
+// itself, against one redis-server. Every measure prints one JSON line:
+//   rl_redis_bench latency ALGORITHM [REQUESTS]     one synchronous caller (p50, p99)
+//                                                   vs redis-benchmark -c 1 -P 1
+//   rl_redis_bench throughput ALGORITHM [REQUESTS]  64 async callers (decisions/s)
+//                                                   vs redis-benchmark -c 64 -P 16
+//   rl_redis_bench sliding-log CALLS N...           Redis CPU per decision on a
+//                                                   sliding_log key of N entries, per N
+//   rl_redis_bench idle-memory                      MEMORY USAGE of one idle key
+//   rl_redis_bench                                  latency and throughput of gcra
+//                                                   and sliding_log, idle-memory
+// Run it under scripts/with-redis. redis-benchmark replays the command rl
+// itself sent (captured with SLOWLOG), so both run the same script with the
+// same arguments whatever the scripts become. RL_BENCH_STORE_OPTIONS (URL
+// query settings, e.g. "timeout_ms=5000") is appended to rl's store URL.
+#include <rl/rl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -11,19 +25,32 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include "limiter.h"
-#include "redis/key_schema.h"
-#include "redis/scripts.h"
-#include "store.h"
 
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-constexpr int kKeySpace = 100000;  // redis-benchmark -r: keys bench-<12 digits>
+constexpr int kKeySpace = 100000;  // keys of 12 digits, as redis-benchmark -r makes them
 constexpr const char* kLimit = "100/s";
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "rl_redis_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) fail(std::string(name) + " is not set: run under scripts/with-redis");
+  return v;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::string shell(const std::string& command) {
   std::string out;
@@ -33,21 +60,86 @@ std::string shell(const std::string& command) {
   return out;
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) {
-    std::fprintf(stderr, "%s is not set: run under scripts/with-redis\n", name);
-    std::exit(1);
-  }
-  return v;
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
-rl::Settings limiter_settings(const std::string& algorithm) {
-  rl::Settings s;
-  s.set("algorithm", algorithm);
-  s.set("limit", kLimit);
-  s.set("name", "bench");
-  return s;
+// redis-cli on the bench's server; arguments are quoted for the shell.
+std::string redis_cli(const std::vector<std::string>& args) {
+  std::string command = "redis-cli -p " + env("RL_TEST_REDIS_PORT");
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  return shell(command);
+}
+
+// Microseconds redis-server spent in commands since CONFIG RESETSTAT, but
+// for the bench's own (INFO, CONFIG, SLOWLOG, MEMORY, SCAN).
+double server_usec() {
+  double usec = 0;
+  for (const std::string& line : lines_of(redis_cli({"INFO", "commandstats"}))) {
+    const size_t colon = line.find(':');
+    if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
+    const std::string command = line.substr(8, colon - 8);
+    if (command == "info" || command == "config" || command.rfind("slowlog", 0) == 0 ||
+        command.rfind("memory", 0) == 0 || command == "scan") {
+      continue;
+    }
+    const size_t at = line.find("usec=");
+    if (at != std::string::npos) usec += std::atof(line.c_str() + at + 5);
+  }
+  return usec;
+}
+
+// rl's C ABI, with every failure fatal.
+class Limiter {
+ public:
+  Limiter(rl_store* store, const std::vector<std::pair<std::string, std::string>>& settings) {
+    rl_config* cfg = rl_config_new();
+    for (const auto& [k, v] : settings) check(rl_config_set(cfg, k.c_str(), v.c_str(), &err_));
+    check(rl_limiter_new(store, cfg, &limiter_, &err_));
+    rl_config_free(cfg);
+  }
+  ~Limiter() { rl_limiter_free(limiter_); }
+  Limiter(const Limiter&) = delete;
+  Limiter& operator=(const Limiter&) = delete;
+
+  rl_decision acquire(const std::string& key) {
+    const rl_request request = {RL_REQUEST_VERSION, key.data(), key.size(), 1};
+    rl_decision decision{};
+    decision.version = RL_DECISION_VERSION;
+    check(rl_limiter_acquire(limiter_, &request, &decision, &err_));
+    return decision;
+  }
+  rl_limiter* handle() { return limiter_; }
+
+ private:
+  void check(rl_status status) {
+    if (status == RL_OK) return;
+    fail(std::string(rl_status_name(status)) + ": " + (err_ ? rl_error_message(err_) : ""));
+  }
+  rl_limiter* limiter_ = nullptr;
+  rl_error* err_ = nullptr;
+};
+
+struct Store {
+  explicit Store(const std::string& prefix) {
+    std::string url = env("RL_TEST_REDIS_URL") + "?prefix=" + prefix;
+    if (const char* options = std::getenv("RL_BENCH_STORE_OPTIONS"); options && *options) {
+      url += std::string("&") + options;
+    }
+    rl_error* err = nullptr;
+    if (rl_store_open(url.c_str(), nullptr, &store, &err) != RL_OK) {
+      fail(std::string("rl_store_open: ") + (err ? rl_error_message(err) : ""));
+    }
+  }
+  ~Store() { rl_store_free(store); }
+  rl_store* store = nullptr;
+};
+
+std::string unique_prefix(const std::string& what) {
+  return "rlbench" + std::to_string(getpid()) + what;
 }
 
 std::string random_key(std::mt19937_64& random) {
@@ -56,137 +148,258 @@ std::string random_key(std::mt19937_64& random) {
   return key;
 }
 
-struct Latency {
-  double p50_us = 0;
-  double p99_us = 0;
-};
+double percentile(std::vector<double>& sorted, int p) {
+  return sorted[std::min(sorted.size() - 1, sorted.size() * p / 100)];
+}
 
-Latency sequential(rl::Limiter& limiter, int n) {
+// The arguments of the command that rl sends for one acquire of `key`: the
+// slow log keeps every command's arguments when its threshold is 0.
+std::vector<std::string> capture_command(Limiter& limiter, const std::string& key) {
+  const std::string threshold =
+      lines_of(redis_cli({"CONFIG", "GET", "slowlog-log-slower-than"})).back();
+  redis_cli({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+  redis_cli({"SLOWLOG", "RESET"});
+  limiter.acquire(key);
+  // Non-interactive redis-cli prints one field per line: id, time, duration,
+  // the arguments, client address, client name.
+  std::vector<std::string> entry = lines_of(redis_cli({"SLOWLOG", "GET", "1"}));
+  redis_cli({"CONFIG", "SET", "slowlog-log-slower-than", threshold});
+  if (entry.size() < 6) fail("no command in the slow log");
+  return {entry.begin() + 3, entry.end() - 2};
+}
+
+// redis-benchmark --csv: "NAME","rps","avg","min","p50","p95","p99","max" (ms).
+struct BenchmarkResult {
+  double per_second, p50_us, p99_us, redis_us_per_call;
+};
+BenchmarkResult redis_benchmark(const std::vector<std::string>& command, const std::string& key,
+                                const std::string& options, int n) {
+  std::string line = "redis-benchmark -p " + env("RL_TEST_REDIS_PORT") + " " + options + " -n " +
+                     std::to_string(n) + " -r " + std::to_string(kKeySpace) + " --csv";
+  for (std::string arg : command) {
+    // The captured key becomes a random one of the same key space.
+    if (const size_t at = arg.find(key); at != std::string::npos) {
+      arg.replace(at, key.size(), "__rand_int__");
+    }
+    line += " " + shell_quote(arg);
+  }
+  redis_cli({"CONFIG", "RESETSTAT"});
+  const std::vector<std::string> out = lines_of(shell(line));
+  // An error reply counts as a request for redis-benchmark: refuse any.
+  const std::string errors = redis_cli({"INFO", "errorstats"});
+  if (errors.find("errorstat_") != std::string::npos) {
+    fail("redis-benchmark's replay of rl's command got errors:\n" + errors + line);
+  }
+  for (const std::string& row : out) {
+    std::vector<double> fields;
+    for (size_t at = row.find("\",\""); at != std::string::npos; at = row.find("\",\"", at + 3)) {
+      fields.push_back(std::atof(row.c_str() + at + 3));
+    }
+    if (fields.size() == 7 && row.rfind("\"test\"", 0) != 0) {
+      return {fields[0], fields[3] * 1000, fields[5] * 1000, server_usec() / n};
+    }
+  }
+  fail("redis-benchmark failed:\n" + shell(line));
+}
+
+std::vector<std::pair<std::string, std::string>> limiter_settings(const std::string& algorithm,
+                                                                  const std::string& limit,
+                                                                  const std::string& name) {
+  return {{"algorithm", algorithm}, {"limit", limit}, {"name", name}};
+}
+
+// One synchronous caller, keys drawn from the key space, beside
+// redis-benchmark -c 1 -P 1 replaying the same command.
+void latency(const std::string& algorithm, int n) {
+  Store store(unique_prefix("lat"));
+  Limiter limiter(store.store, limiter_settings(algorithm, kLimit, "bench"));
   std::mt19937_64 random(1);
+  for (int i = 0; i < 200; ++i) limiter.acquire(random_key(random));  // loads the script
   std::vector<double> us;
   us.reserve(n);
+  redis_cli({"CONFIG", "RESETSTAT"});
   for (int i = 0; i < n; ++i) {
     const std::string key = random_key(random);
     const auto start = SteadyClock::now();
-    const rl::Outcome o = limiter.run(rl::Op::acquire, key, 1);
+    limiter.acquire(key);
     us.push_back(std::chrono::duration<double, std::micro>(SteadyClock::now() - start).count());
-    if (o.code != rl::Code::ok) {
-      std::fprintf(stderr, "acquire failed: %s\n", o.message.c_str());
-      std::exit(1);
-    }
   }
+  const double rl_usec = server_usec();
   std::sort(us.begin(), us.end());
-  return {us[us.size() / 2], us[us.size() * 99 / 100]};
+  const std::string captured_key = "000000000042";
+  const BenchmarkResult peer =
+      redis_benchmark(capture_command(limiter, captured_key), captured_key, "-c 1 -P 1", n);
+  // Redis CPU per call of both: alike when the replay does rl's work.
+  std::printf(
+      "{\"bench\":\"c_latency\",\"algorithm\":\"%s\",\"calls\":%d,\"rl_p50_us\":%.1f,"
+      "\"rl_p99_us\":%.1f,\"peer_p50_us\":%.1f,\"peer_p99_us\":%.1f,"
+      "\"rl_redis_us_per_decision\":%.2f,\"peer_redis_us_per_call\":%.2f}\n",
+      algorithm.c_str(), n, percentile(us, 50), percentile(us, 99), peer.p50_us, peer.p99_us,
+      rl_usec / n, peer.redis_us_per_call);
 }
 
 // `callers` chains of async acquires, each starting its next call from the
-// completion of the previous one, until `n` decisions were made.
-double concurrent(rl::Limiter& limiter, int callers, int n) {
+// completion of the previous one, until n decisions were made.
+struct Chains {
+  Limiter* limiter = nullptr;
+  int n = 0;
+  std::vector<std::string> keys;
   std::atomic<int> started{0};
   std::atomic<int> finished{0};
   std::mutex mutex;
   std::condition_variable all_done;
-  std::mt19937_64 random(2);
-  std::vector<std::string> keys;
-  for (int i = 0; i < 4096; ++i) keys.push_back(random_key(random));
-  std::function<void()> next = [&] {
+
+  void next() {
     const int i = started++;
     if (i >= n) return;
-    limiter.run_async(rl::Call{rl::Op::acquire, keys[i % keys.size()], 1}, [&](rl::Outcome&& o) {
-      if (o.code != rl::Code::ok) std::fprintf(stderr, "acquire failed: %s\n", o.message.c_str());
-      if (++finished == n) {
-        std::lock_guard lock(mutex);
-        all_done.notify_one();
-      } else {
-        next();
-      }
-    });
-  };
+    const std::string& key = keys[i % keys.size()];
+    const rl_request request = {RL_REQUEST_VERSION, key.data(), key.size(), 1};
+    rl_error* err = nullptr;
+    if (rl_limiter_acquire_async(limiter->handle(), &request, &Chains::done, this, &err) != RL_OK) {
+      fail(std::string("rl_limiter_acquire_async: ") + rl_error_message(err));
+    }
+  }
+  static void done(void* self, rl_status status, const rl_decision*, const rl_error* err) {
+    auto* chains = static_cast<Chains*>(self);
+    if (status != RL_OK) fail(std::string("acquire failed: ") + rl_error_message(err));
+    if (++chains->finished == chains->n) {
+      std::lock_guard lock(chains->mutex);
+      chains->all_done.notify_one();
+    } else {
+      chains->next();
+    }
+  }
+};
+
+void throughput(const std::string& algorithm, int n) {
+  Store store(unique_prefix("thr"));
+  Limiter limiter(store.store, limiter_settings(algorithm, kLimit, "bench"));
+  Chains chains;
+  chains.limiter = &limiter;
+  chains.n = n;
+  std::mt19937_64 random(2);
+  for (int i = 0; i < 4096; ++i) chains.keys.push_back(random_key(random));
+  limiter.acquire(chains.keys[0]);  // loads the script
   const auto start = SteadyClock::now();
-  for (int c = 0; c < callers; ++c) next();
-  std::unique_lock lock(mutex);
-  all_done.wait(lock, [&] { return finished.load() >= n; });
-  return n / std::chrono::duration<double>(SteadyClock::now() - start).count();
+  for (int c = 0; c < 64; ++c) chains.next();
+  {
+    std::unique_lock lock(chains.mutex);
+    chains.all_done.wait(lock, [&] { return chains.finished.load() >= n; });
+  }
+  const double ours = n / std::chrono::duration<double>(SteadyClock::now() - start).count();
+  const std::string captured_key = "000000000042";
+  const BenchmarkResult peer =
+      redis_benchmark(capture_command(limiter, captured_key), captured_key, "-c 64 -P 16", n);
+  std::printf(
+      "{\"bench\":\"c_throughput\",\"algorithm\":\"%s\",\"calls\":%d,\"rl_per_second\":%.0f,"
+      "\"peer_per_second\":%.0f}\n",
+      algorithm.c_str(), n, ours, peer.per_second);
 }
 
-// redis-benchmark --csv: "EVALSHA ...","rps","avg","min","p50","p95","p99","max"
-std::vector<double> redis_benchmark(const std::string& port, const std::string& algorithm,
-                                    const std::string& options, int n) {
-  const rl::Policy policy = rl::Policy::from(limiter_settings(algorithm));
-  const rl::Rate& r = policy.rates[0];
-  const auto shape = rl::redis::key_shape("rlbench", policy);
-  const auto& script = rl::redis::script_for(policy.algorithm, rl::Op::acquire);
-  std::string command = "redis-benchmark -p " + port + " " + options + " -n " + std::to_string(n) +
-                        " -r " + std::to_string(kKeySpace) + " --csv EVALSHA " +
-                        std::string(script.sha1) + " 1 '" + shape.head + "__rand_int__" +
-                        shape.tail + "' '' 1 0 1";
-  for (int64_t v :
-       {r.limit, r.window_us, r.burst, r.limit_reduced, r.window_reduced, r.granularity_us}) {
-    command += " " + std::to_string(v);
+// MEMORY USAGE summed over the keys that start with prefix.
+double memory_usage(const std::string& prefix) {
+  double bytes = 0;
+  for (const std::string& key : lines_of(redis_cli({"--scan", "--pattern", prefix + "*"}))) {
+    bytes += std::atof(redis_cli({"MEMORY", "USAGE", key, "SAMPLES", "0"}).c_str());
   }
-  const std::string out = shell(command);
-  const size_t line = out.rfind("\"EVALSHA");
-  std::vector<double> fields;
-  if (line == std::string::npos) {
-    std::fprintf(stderr, "redis-benchmark failed:\n%s\n", out.c_str());
-    return {0, 0, 0, 0, 0, 0, 0};
+  return bytes;
+}
+
+// One key of limit N/1h per N, filled with N entries (one acquire each, in
+// turn: every entry has its own instant). Then rounds of acquires on each
+// key in turn (denied: the keys are full), each round's Redis CPU per
+// decision measured alone; the median round is printed. Beside it, MEMORY
+// USAGE of the key and of a sorted set of N timestamps (the usual Redis log).
+struct FullLog {
+  int entries;
+  std::string prefix;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Limiter> limiter;
+  std::vector<double> usec_per_decision;
+};
+
+void sliding_log(int calls, const std::vector<int>& entries) {
+  constexpr int kRounds = 5;
+  const std::string key = "full";
+  std::vector<FullLog> logs;
+  for (int n : entries) {
+    FullLog& log = logs.emplace_back();
+    log.entries = n;
+    log.prefix = unique_prefix("sl" + std::to_string(n) + "x");
+    log.store = std::make_unique<Store>(log.prefix);
+    log.limiter = std::make_unique<Limiter>(
+        log.store->store, limiter_settings("sliding_log", std::to_string(n) + "/1h", "log"));
+    for (int i = 0; i < n; ++i) {
+      if (!log.limiter->acquire(key).allowed) fail("a log filled up before " + std::to_string(i));
+    }
+    if (log.limiter->acquire(key).allowed) fail("a log is not full after its limit");
   }
-  size_t at = out.find("\",\"", line);
-  while (at != std::string::npos && at < out.find('\n', line)) {
-    fields.push_back(std::atof(out.c_str() + at + 3));
-    at = out.find("\",\"", at + 3);
+  const int per_round = std::max(1, calls / kRounds);
+  for (int round = 0; round < kRounds; ++round) {
+    for (FullLog& log : logs) {
+      redis_cli({"CONFIG", "RESETSTAT"});
+      for (int i = 0; i < per_round; ++i) log.limiter->acquire(key);
+      log.usec_per_decision.push_back(server_usec() / per_round);
+    }
   }
-  return fields;  // rps, avg, min, p50, p95, p99, max (ms)
+  for (FullLog& log : logs) {
+    const std::string zset = log.prefix + "-zset";
+    redis_cli({"EVAL",
+               "local t = redis.call('TIME') local now = t[1] * 1000000 + t[2] "
+               "for i = 1, tonumber(ARGV[1]) do local at = now - i "
+               "redis.call('ZADD', KEYS[1], at, at) end",
+               "1", zset, std::to_string(log.entries)});
+    std::sort(log.usec_per_decision.begin(), log.usec_per_decision.end());
+    std::printf(
+        "{\"bench\":\"sliding_log\",\"entries\":%d,\"calls\":%d,\"redis_us_per_decision\":%.2f,"
+        "\"memory_bytes\":%.0f,\"zset_memory_bytes\":%.0f}\n",
+        log.entries, per_round * kRounds, percentile(log.usec_per_decision, 50),
+        memory_usage(log.prefix + ":"), memory_usage(zset));
+    redis_cli({"DEL", zset});
+  }
+}
+
+void idle_memory() {
+  for (const char* algorithm :
+       {"gcra", "token_bucket", "sliding_log", "sliding_window", "fixed_window"}) {
+    const std::string prefix = unique_prefix(std::string("idle") + algorithm);
+    Store store(prefix);
+    Limiter limiter(store.store, limiter_settings(algorithm, "100/1m", "memory"));
+    limiter.acquire("idle-key");
+    std::printf("{\"bench\":\"idle_memory\",\"algorithm\":\"%s\",\"memory_bytes\":%.0f}\n",
+                algorithm, memory_usage(prefix + ":"));
+  }
+}
+
+int arg_int(int argc, char** argv, int i, int fallback) {
+  return i < argc ? std::atoi(argv[i]) : fallback;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 20000;
-  const std::string url = env("RL_TEST_REDIS_URL");
-  const std::string port = env("RL_TEST_REDIS_PORT");
-  auto store = rl::open_store(url + "?prefix=rlbench", {});
-
-  std::printf(
-      "Redis store vs redis-benchmark, same server, script and key space (%d keys), limit %s\n",
-      kKeySpace, kLimit);
-  std::printf("%-12s | %-28s | %10s | %10s | %12s\n", "algorithm", "run", "p50 us", "p99 us",
-              "ops/s");
-  std::printf(
-      "-------------+------------------------------+------------+------------+-------------\n");
-  for (const char* algorithm : {"gcra", "sliding_log"}) {
-    rl::Limiter limiter(store, limiter_settings(algorithm));
-    sequential(limiter, 200);  // loads the script, warms the connection
-    const Latency ours = sequential(limiter, n);
-    const std::vector<double> theirs1 = redis_benchmark(port, algorithm, "-c 1 -P 1", n);
-    std::printf("%-12s | %-28s | %10.1f | %10.1f | %12s\n", algorithm, "rl, 1 caller, sync",
-                ours.p50_us, ours.p99_us, "");
-    std::printf("%-12s | %-28s | %10.1f | %10.1f | %12.0f\n", algorithm,
-                "redis-benchmark -c 1 -P 1", theirs1[3] * 1000, theirs1[5] * 1000, theirs1[0]);
-    const double ours64 = concurrent(limiter, 64, n * 5);
-    const std::vector<double> theirs64 = redis_benchmark(port, algorithm, "-c 64 -P 16", n * 5);
-    std::printf("%-12s | %-28s | %10s | %10s | %12.0f\n", algorithm, "rl, 64 async callers", "", "",
-                ours64);
-    std::printf("%-12s | %-28s | %10s | %10s | %12.0f\n", algorithm, "redis-benchmark -c 64 -P 16",
-                "", "", theirs64[0]);
-    std::printf("%-12s | %-28s | p50 ratio %.2fx | throughput ratio %.0f%%\n", algorithm,
-                "rl / redis-benchmark", ours.p50_us / (theirs1[3] * 1000),
-                100 * ours64 / theirs64[0]);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "latency" && argc > 2) {
+    latency(argv[2], arg_int(argc, argv, 3, 20000));
+  } else if (mode == "throughput" && argc > 2) {
+    throughput(argv[2], arg_int(argc, argv, 3, 100000));
+  } else if (mode == "sliding-log" && argc > 3) {
+    std::vector<int> entries;
+    for (int i = 3; i < argc; ++i) entries.push_back(std::atoi(argv[i]));
+    sliding_log(std::atoi(argv[2]), entries);
+  } else if (mode == "idle-memory") {
+    idle_memory();
+  } else if (mode.empty()) {
+    for (const char* algorithm : {"gcra", "sliding_log"}) {
+      latency(algorithm, 20000);
+      throughput(algorithm, 100000);
+    }
+    idle_memory();
+  } else {
+    fail(
+        "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
+        "sliding-log CALLS ENTRIES... | idle-memory]");
   }
-
-  std::printf("\nMEMORY USAGE of one idle-but-live key after one acquire (limit 100/1m)\n");
-  for (const char* algorithm :
-       {"gcra", "token_bucket", "sliding_log", "sliding_window", "fixed_window"}) {
-    rl::Settings s = limiter_settings(algorithm);
-    s.set("limit", "100/1m");
-    s.set("name", "memory");
-    rl::Limiter limiter(store, s);
-    limiter.run(rl::Op::acquire, "idle-key", 1);
-    const std::string key = rl::redis::key_shape("rlbench", limiter.policy()).key_for("idle-key");
-    std::printf("%-15s %s bytes  (%s)\n", algorithm,
-                shell("redis-cli -p " + port + " memory usage '" + key + "' | tr -d '\\n'").c_str(),
-                key.c_str());
-  }
-  store->close();
   return 0;
 }
