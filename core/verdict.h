@@ -11,6 +11,7 @@ struct Verdict {
   int64_t remaining = 0;
   int64_t retry_after_us = 0;  // -1: never
   int64_t reset_after_us = 0;
+  int limit_index = 0;  // which limit decided (0-based, in the `limit` setting's order)
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).
