@@ -58,12 +58,21 @@ class Wait : public std::enable_shared_from_this<Wait> {
         done_(std::move(done)) {}
 
   // Throws when the first attempt cannot start (closed store).
-  void start() { attempt(); }
+  void start() { attempt(call_); }
 
  private:
-  void attempt() {
-    backend_->run_async(call_,
+  void attempt(Call call) {
+    backend_->run_async(std::move(call),
                         [self = shared_from_this()](Outcome&& o) { self->decided(std::move(o)); });
+  }
+
+  // A retry's store call ends by the wait's deadline too (at least 1 us
+  // left: it was only scheduled when it could start by then).
+  void retry() {
+    Call call = call_;
+    const int64_t left = std::max<int64_t>(1, deadline_ - store_->clock().now_us());
+    if (call.timeout_us == 0 || left < call.timeout_us) call.timeout_us = left;
+    attempt(std::move(call));
   }
 
   void decided(Outcome&& o) {
@@ -77,7 +86,7 @@ class Wait : public std::enable_shared_from_this<Wait> {
         o.verdict.retry_after_us, [self = shared_from_this()](bool shutting_down) {
           if (shutting_down) return self->done_(Outcome::failure(Code::shutdown, "store: closed"));
           try {
-            self->attempt();
+            self->retry();
           } catch (const Error& e) {
             self->done_(Outcome::failure(e.code(), e.what()));
           }

@@ -278,9 +278,10 @@ RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t k
  * would end past the deadline it returns the denial at once (RL_OK,
  * allowed = 0), without waiting in vain; a request that can never be
  * admitted (retry_after_us -1) returns at once too. With clock=manual it
- * never waits: it returns the first decision. request->timeout_us bounds
- * each store call, timeout_us the whole wait (any value >= 0; beyond 2^52
- * it is 2^52). This blocks the calling thread; see
+ * never waits: it returns the first decision. timeout_us (any value >= 0;
+ * beyond 2^52 it is 2^52) bounds the whole wait: a retry's store call ends
+ * by it too (RL_E_TIMEOUT), and request->timeout_us bounds each store
+ * call. This blocks the calling thread; see
  * rl_limiter_acquire_wait_async for the form that does not. From inside a
  * completion callback it is RL_E_UNSUPPORTED (it would wait for itself). */
 RL_API rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request,
