@@ -196,8 +196,8 @@ Napi::Value Limiter::AcquireWait(const Napi::CallbackInfo& info) {
   napi_value promise = nullptr;
   PendingCall* call = limiter->store_->Begin(env, Answer::decision, &promise);
   rl_error* err = nullptr;
-  const rl_status status = rl_limiter_acquire_wait_async(limiter->handle_, &request, wait_us,
-                                                         OnDecision, call, &err);
+  const rl_status status =
+      rl_limiter_acquire_wait_async(limiter->handle_, &request, wait_us, OnDecision, call, &err);
   Napi::Array out = Napi::Array::New(env, 2);
   out.Set(0u, Napi::Value(env, promise));
   if (status != RL_OK) {
