@@ -16,7 +16,7 @@ namespace rl {
 enum class Op { acquire, peek, refund, reset };
 
 // Folds per-limit verdicts as they come: `limit` and `limit_index` come
-// from the one with the least remaining (the first on a tie). (No array of verdicts: zeroing one
+// from the one with the least remaining. (No array of verdicts: zeroing one
 // per call cost a third of a memory-store acquire.)
 class Fold {
  public:

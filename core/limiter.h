@@ -19,7 +19,6 @@ class Limiter {
   Limiter(std::shared_ptr<Store> store, const Settings& settings);
 
   const Policy& policy() const { return policy_; }
-  const Store& store() const { return *store_; }
 
   // Throw rl::Error for bad arguments; a failed store call is an Outcome.
   Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us = 0);
