@@ -41,9 +41,14 @@ local TWO53 = 9007199254740992
 -- reach 2^93; core/ computes them in __int128).
 local function muldiv(a, b, c)
   local p = a * b
-  if p < TWO53 then -- exact: the common case
-    local q = idiv(p, c)
-    return q, p - q * c
+  if p < TWO53 then -- exact: the common case, idiv inline
+    local q = floor(p / c) -- never too small; one too large when p / c rounds up
+    local rest = p - q * c
+    if rest < 0 then
+      q = q - 1
+      rest = p - q * c
+    end
+    return q, rest
   end
   -- Long division, a's base-64 digits first to last: each step keeps
   -- (digits so far) * b = q * c + rest, with rest * 64 + digit * b < 2^53.
