@@ -113,10 +113,6 @@ Policy Policy::from(const Settings& settings) {
         fail_invalid("granularity: more than 1000 sub-windows in the window " +
                      std::to_string(r.window_us) + "us");
       }
-      if (r.limit > (int64_t{1} << 52) / g) {
-        fail_invalid("limit: " + std::to_string(r.limit) +
-                     " times the granularity in us must stay below 2^52");
-      }
     }
   }
   return p;

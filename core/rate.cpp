@@ -3,8 +3,10 @@
 #include <cctype>
 #include <numeric>
 
+#include "clock.h"
 #include "error.h"
 #include "quote.h"
+#include "wide.h"
 
 namespace rl {
 namespace {
@@ -105,11 +107,14 @@ void finish_rate(Rate& rate) {
   int64_t g = std::gcd(rate.limit, rate.window_us);
   rate.limit_reduced = rate.limit / g;
   rate.window_reduced = rate.window_us / g;
-  // Token bucket capacity and GCRA tolerance are burst * window_reduced.
-  if (rate.burst > (int64_t{1} << 52) / rate.window_reduced) {
-    fail_invalid("burst: " + std::to_string(rate.burst) + " with limit " +
-                 std::to_string(rate.limit) + " per " + std::to_string(rate.window_us) +
-                 "us is too large (burst * window / gcd(limit, window) must stay below 2^52)");
+  // The time a full burst takes to come back: the largest gcra and
+  // token_bucket keep ahead of now (times stay below 2^53, see wide.h).
+  // Without a burst it is the window; a burst gets here only on those two.
+  if (int128{rate.burst} * rate.window_us > int128{kMaxTime} * rate.limit) {
+    fail_invalid("burst: " + std::to_string(rate.burst) + " at " + std::to_string(rate.limit) +
+                 " per " + std::to_string(rate.window_us) +
+                 "us takes longer than 2^52 us (142 years) to come back; burst * window / limit "
+                 "must be at most 2^52 us");
   }
 }
 

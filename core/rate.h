@@ -35,8 +35,8 @@ int64_t parse_duration(std::string_view text, std::string_view what);
 // <count>/<duration> where the duration's number may be omitted ("10/s").
 std::vector<Rate> parse_rates(std::string_view text);
 
-// Fills burst (default: limit) and the reduced fraction; validates that the
-// scaled arithmetic of every algorithm stays below 2^52.
+// Fills burst (default: limit) and the reduced fraction; validates that a
+// full burst comes back within 2^52 us (burst * window / limit).
 void finish_rate(Rate& rate);
 
 }  // namespace rl

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "wide.h"
+
 namespace rl {
 namespace {
 
@@ -23,10 +25,15 @@ View view_at(const SlidingWindow::State& s, int64_t buckets_per_window, int64_t 
   return v;
 }
 
+// The straddling counter's share at `offset`, partial * (g - offset) / g,
+// rounded up: compared with whole counts, that is the exact comparison.
+int64_t weighted(const View& v, int64_t g, int64_t offset) {
+  return ceil_div(wide(v.partial) * (g - offset), g);
+}
+
 // Does a request of `cost` fit at `offset` into a sub-window seen as `v`?
-// Exact integer form of partial * (g - offset) / g + full + cost <= limit.
 bool fits(const View& v, const Rate& r, int64_t g, int64_t offset, int64_t cost) {
-  return v.partial * (g - offset) + (v.full + cost) * g <= r.limit * g;
+  return v.full + cost + weighted(v, g, offset) <= r.limit;
 }
 
 // The earliest offset in a sub-window seen as `v` at which `cost` fits, or g
@@ -34,8 +41,8 @@ bool fits(const View& v, const Rate& r, int64_t g, int64_t offset, int64_t cost)
 int64_t first_fitting_offset(const View& v, const Rate& r, int64_t g, int64_t cost) {
   const int64_t room = r.limit - v.full - cost;
   if (room < 0) return g;
-  if (v.partial == 0) return 0;
-  return std::max<int64_t>(0, g - room * g / v.partial);
+  if (room >= v.partial) return 0;
+  return g - floor_div(wide(room) * g, v.partial);
 }
 
 void prune(SlidingWindow::State& s, int64_t buckets_per_window, int64_t current) {
@@ -87,9 +94,7 @@ Verdict SlidingWindow::decide(const State& s, const Rate& r, int64_t now, int64_
       v.retry_after_us = (current + n + 1) * g - now;
     }
   }
-  const int64_t weighted = here.partial * (g - offset);
-  const int64_t room = r.limit * g - weighted - used_full * g;
-  v.remaining = room <= 0 ? 0 : room / g;
+  v.remaining = std::max<int64_t>(0, r.limit - used_full - weighted(here, g, offset));
   v.reset_after_us = newest < 0 ? 0 : (newest + n + 1) * g - now;
   return v;
 }

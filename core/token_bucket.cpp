@@ -2,21 +2,28 @@
 
 #include <algorithm>
 
+#include "wide.h"
+
 namespace rl {
 namespace {
 
-int64_t capacity(const Rate& r) {
-  return r.burst * r.window_reduced;
+int128 capacity(const Rate& r) {
+  return wide(r.burst) * r.window_reduced;
+}
+
+// The scaled tokens of `cost` units.
+int128 tokens_of(const Rate& r, int64_t cost) {
+  return wide(cost) * r.window_reduced;
 }
 
 // The level at `now`, refilled since it was measured and capped at capacity.
-int64_t level_at(const TokenBucket::State& s, const Rate& r, int64_t now) {
-  const int64_t full = capacity(r);
+int128 level_at(const TokenBucket::State& s, const Rate& r, int64_t now) {
+  const int128 full = capacity(r);
   if (!s.used) return full;
-  const int64_t missing = full - s.level;
+  const int128 missing = full - s.level;
   const int64_t elapsed = std::max<int64_t>(0, now - s.at);
   if (elapsed >= ceil_div(missing, r.limit_reduced)) return full;
-  return s.level + elapsed * r.limit_reduced;
+  return s.level + wide(elapsed) * r.limit_reduced;
 }
 
 }  // namespace
@@ -24,14 +31,14 @@ int64_t level_at(const TokenBucket::State& s, const Rate& r, int64_t now) {
 Verdict TokenBucket::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
   Verdict v;
   v.limit = r.limit;
-  int64_t level = level_at(s, r, now);
+  int128 level = level_at(s, r, now);
   if (cost > r.burst) {
     v.retry_after_us = -1;
-  } else if (cost * r.window_reduced <= level) {
+  } else if (tokens_of(r, cost) <= level) {
     v.allowed = true;
-    level -= cost * r.window_reduced;
+    level -= tokens_of(r, cost);
   } else {
-    v.retry_after_us = ceil_div(cost * r.window_reduced - level, r.limit_reduced);
+    v.retry_after_us = ceil_div(tokens_of(r, cost) - level, r.limit_reduced);
   }
   v.remaining = floor_div(level, r.window_reduced);
   v.reset_after_us = ceil_div(capacity(r) - level, r.limit_reduced);
@@ -39,15 +46,13 @@ Verdict TokenBucket::decide(const State& s, const Rate& r, int64_t now, int64_t 
 }
 
 void TokenBucket::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
-  s.level = level_at(s, r, now) - cost * r.window_reduced;
+  s.level = level_at(s, r, now) - tokens_of(r, cost);
   s.at = std::max(now, s.at);
   s.used = true;
 }
 
 void TokenBucket::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
-  // Capping at the burst keeps the product below 2^52 for any cost.
-  const int64_t units = std::min(cost, r.burst);
-  s.level = std::min(capacity(r), level_at(s, r, now) + units * r.window_reduced);
+  s.level = std::min(capacity(r), level_at(s, r, now) + tokens_of(r, std::min(cost, r.burst)));
   s.at = std::max(now, s.at);
   s.used = true;
 }

@@ -1,18 +1,20 @@
 // Token bucket: a level and the time it was measured. Capacity is the burst;
 // it refills continuously at limit/window. The level is kept in units of
-// 1/window_reduced of a token, so every refill step is an exact integer.
+// 1/window_reduced of a token, so every refill step is an exact integer; it
+// reaches burst * window_reduced (up to 2^85), hence int128.
 #pragma once
 
 #include "rate.h"
 #include "verdict.h"
+#include "wide.h"
 
 namespace rl {
 
 struct TokenBucket {
   struct State {
+    int128 level = 0;  // scaled tokens: tokens * window_reduced
+    int64_t at = 0;    // when level was measured
     bool used = false;
-    int64_t level = 0;  // scaled tokens: tokens * window_reduced
-    int64_t at = 0;     // when level was measured
   };
   static constexpr const char* name = "token_bucket";
   static Verdict decide(const State& s, const Rate& r, int64_t now, int64_t cost);

@@ -12,7 +12,9 @@
 --          burst, limit_reduced, window_reduced, granularity_us
 --
 -- Numbers are Lua doubles: every value stays below 2^53 and is formatted
--- with '%d' (tostring would print 1.7e+15).
+-- with '%d' (tostring would print 1.7e+15). A scaled value that can exceed
+-- 2^53 (gcra's tolerance, a token bucket's level: up to burst * window_reduced,
+-- 2^85) is kept as a pair of whole and part, and products go through muldiv.
 
 -- Library functions as locals: a global lookup per use is measurable here.
 local tonumber, floor, format = tonumber, math.floor, string.format
@@ -30,6 +32,57 @@ end
 
 local function ceil_div(a, b)
   return idiv(a + b - 1, b)
+end
+
+local TWO53 = 9007199254740992
+
+-- floor(a * b / c) and a * b % c, exact for integers 0 <= a < 2^53 and
+-- 0 < b, c < 2^46 whose quotient stays below 2^53 (the algorithms' products
+-- reach 2^93; core/ computes them in __int128).
+local function muldiv(a, b, c)
+  local p = a * b
+  if p < TWO53 then -- exact: the common case, idiv inline
+    local q = floor(p / c) -- never too small; one too large when p / c rounds up
+    local rest = p - q * c
+    if rest < 0 then
+      q = q - 1
+      rest = p - q * c
+    end
+    return q, rest
+  end
+  -- Long division, a's base-64 digits first to last: each step keeps
+  -- (digits so far) * b = q * c + rest, with rest * 64 + digit * b < 2^53.
+  local digits, n = {}, 0
+  while a > 0 do
+    local high = floor(a / 64) -- exact: a power of two
+    n = n + 1
+    digits[n] = a - high * 64
+    a = high
+  end
+  local q, rest = 0, 0
+  for i = n, 1, -1 do
+    local t = rest * 64 + digits[i] * b
+    local d = idiv(t, c)
+    q, rest = q * 64 + d, t - d * c
+  end
+  return q, rest
+end
+
+-- Pairs (whole, part) stand for whole * base + part, 0 <= part < base.
+local function pair_add(base, w1, p1, w2, p2)
+  local w, p = w1 + w2, p1 + p2
+  if p >= base then return w + 1, p - base end
+  return w, p
+end
+
+local function pair_sub(base, w1, p1, w2, p2) -- for (w1, p1) >= (w2, p2)
+  local w, p = w1 - w2, p1 - p2
+  if p < 0 then return w - 1, p + base end
+  return w, p
+end
+
+local function pair_le(w1, p1, w2, p2)
+  return w1 < w2 or (w1 == w2 and p1 <= p2)
 end
 
 local function max(a, b)
@@ -99,7 +152,7 @@ local function save(key, algo, states, rates, now)
   local idle, out = 0, {}
   for i, r in ipairs(rates) do
     idle = max(idle, algo.idle_at(states[i], r))
-    algo.encode(states[i], out)
+    algo.encode(states[i], out, r)
   end
   if idle <= now then
     call('DEL', key)

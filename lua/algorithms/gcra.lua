@@ -1,23 +1,33 @@
 -- GCRA, as core/gcra.cpp. State: tat (theoretical arrival time, rounded up
 -- to the microsecond) and frac (how far the exact TAT lies before it, in
 -- 1/limit_reduced us). Durations below are scaled to 1/limit_reduced us, so
--- one unit of cost is exactly window_reduced of them.
+-- one unit of cost is exactly window_reduced of them; as they reach 2^85,
+-- each is a pair (us, part): us * limit_reduced + part.
 local algo = {}
 
 -- How far the TAT lies ahead of now (0 when it is in the past).
 local function ahead_of(s, r, now)
-  if s.tat <= now then return 0 end
-  return (s.tat - now) * r.lr - s.frac
+  if s.tat <= now then return 0, 0 end
+  if s.frac == 0 then return s.tat - now, 0 end
+  return s.tat - now - 1, r.lr - s.frac
 end
 
--- Stores a TAT `ahead` scaled units after now.
-local function set_ahead(s, r, now, ahead)
-  local us = ceil_div(ahead, r.lr)
-  s.tat = now + us
-  s.frac = us * r.lr - ahead
+-- Stores a TAT `us, part` after now.
+local function set_ahead(s, r, now, us, part)
+  if part > 0 then
+    s.tat, s.frac = now + us + 1, r.lr - part
+  else
+    s.tat, s.frac = now + us, 0
+  end
 end
 
-local function tolerance(r) return r.burst * r.wr end
+-- The duration of `cost` units (cost <= burst, so below 2^52 us).
+local function span_of(r, cost) return muldiv(cost, r.wr, r.lr) end
+
+local function ceil_us(us, part)
+  if part > 0 then return us + 1 end
+  return us
+end
 
 function algo.empty() return { tat = 0, frac = 0 } end
 function algo.decode(nums, pos) return { tat = nums[pos], frac = nums[pos + 1] }, pos + 2 end
@@ -29,26 +39,39 @@ function algo.idle_at(s) return s.tat end
 
 function algo.decide(s, r, now, cost)
   local v = verdict(r)
-  local ahead = ahead_of(s, r, now)
-  local after = ahead -- the TAT once this decision is recorded
+  local lr = r.lr
+  local us, part = ahead_of(s, r, now) -- the TAT once this decision is recorded
+  local tol_us, tol_part = span_of(r, r.burst)
   if cost > r.burst then
     v.retry = -1
-  elseif ahead + cost * r.wr <= tolerance(r) then
-    v.allowed = true
-    after = after + cost * r.wr
   else
-    v.retry = ceil_div(ahead + cost * r.wr - tolerance(r), r.lr)
+    local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))
+    if pair_le(next_us, next_part, tol_us, tol_part) then
+      v.allowed = true
+      us, part = next_us, next_part
+    else
+      v.retry = ceil_us(pair_sub(lr, next_us, next_part, tol_us, tol_part))
+    end
   end
-  v.remaining = idiv(tolerance(r) - after, r.wr)
-  v.reset = ceil_div(after, r.lr)
+  -- remaining: floor((tolerance - after) / window_reduced)
+  local left_us, left_part = pair_sub(lr, tol_us, tol_part, us, part)
+  local units, rest = muldiv(left_us, lr, r.wr)
+  v.remaining = units + idiv(rest + left_part, r.wr)
+  v.reset = ceil_us(us, part)
   return v
 end
 
 function algo.consume(s, r, now, cost)
-  set_ahead(s, r, now, ahead_of(s, r, now) + cost * r.wr)
+  local us, part = ahead_of(s, r, now)
+  set_ahead(s, r, now, pair_add(r.lr, us, part, span_of(r, cost)))
 end
 
 function algo.refund(s, r, now, cost)
-  set_ahead(s, r, now, max(0, ahead_of(s, r, now) - min(cost, r.burst) * r.wr))
+  local us, part = ahead_of(s, r, now)
+  local back_us, back_part = span_of(r, min(cost, r.burst))
+  if pair_le(us, part, back_us, back_part) then
+    set_ahead(s, r, now, 0, 0)
+  else
+    set_ahead(s, r, now, pair_sub(r.lr, us, part, back_us, back_part))
+  end
 end
-

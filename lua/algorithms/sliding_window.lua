@@ -15,15 +15,23 @@ local function view_at(s, n, current)
   return { full = full, partial = partial }
 end
 
+-- The straddling counter's share, partial * (g - offset) / g, rounded up:
+-- compared with whole counts, that is the exact comparison.
+local function weighted(v, g, offset)
+  local share, rest = muldiv(v.partial, g - offset, g)
+  if rest > 0 then return share + 1 end
+  return share
+end
+
 local function fits(v, r, g, offset, cost)
-  return v.partial * (g - offset) + (v.full + cost) * g <= r.limit * g
+  return v.full + cost + weighted(v, g, offset) <= r.limit
 end
 
 local function first_fitting_offset(v, r, g, cost)
   local room = r.limit - v.full - cost
   if room < 0 then return g end
-  if v.partial == 0 then return 0 end
-  return max(0, g - idiv(room * g, v.partial))
+  if room >= v.partial then return 0 end
+  return g - muldiv(room, g, v.partial)
 end
 
 local function prune(s, n, current)
@@ -96,8 +104,7 @@ function algo.decide(s, r, now, cost)
       v.retry = (current + n + 1) * g - now
     end
   end
-  local room = r.limit * g - here.partial * (g - offset) - used_full * g
-  if room > 0 then v.remaining = idiv(room, g) end
+  v.remaining = max(0, r.limit - used_full - weighted(here, g, offset))
   if newest >= 0 then v.reset = (newest + n + 1) * g - now end
   return v
 end

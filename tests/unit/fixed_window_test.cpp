@@ -18,6 +18,13 @@ TEST(FixedWindow, CountsWithinTheAlignedWindow) {
   EXPECT_TRUE(verdict_is(key.acquire(1000000), true, 2, 1, 0, 1000000));
 }
 
+TEST(FixedWindow, TwoTo40PerSecondIsAccepted) {
+  const int64_t limit = int64_t{1} << 40;
+  OneKey<rl::FixedWindow> key(rate_of("1099511627776/s"));
+  EXPECT_TRUE(verdict_is(key.acquire(0, limit), true, limit, 0, 0, 1000000));
+  EXPECT_TRUE(verdict_is(key.acquire(1), false, limit, 0, 999999, 999999));
+}
+
 TEST(FixedWindow, CostAboveLimitIsNever) {
   OneKey<rl::FixedWindow> key(rate_of("2/s"));
   EXPECT_TRUE(verdict_is(key.acquire(0, 3), false, 2, 2, -1, 0));

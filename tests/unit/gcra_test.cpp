@@ -3,6 +3,7 @@
 
 #include "capi_helpers.h"
 #include "core_helpers.h"
+#include "error.h"
 
 namespace {
 
@@ -29,6 +30,32 @@ TEST(Gcra, RefillsAtTheExactMicrosecond) {
   key.acquire(0, 3);
   EXPECT_TRUE(verdict_is(key.acquire(333333), false, 3, 0, 1, 666667));
   EXPECT_TRUE(verdict_is(key.acquire(333334), true, 3, 0, 0, 1000000));
+}
+
+TEST(Gcra, LimitsBeyondTwoTo52ScaledUnitsStayExact) {
+  // 86399/1d: one unit every 1000011.574 us; burst * window = 2^52.7 scaled units.
+  OneKey<rl::Gcra> day(rate_of("86399/1d"));
+  EXPECT_TRUE(verdict_is(day.acquire(0, 86399), true, 86399, 0, 0, 86400000000));
+  EXPECT_TRUE(verdict_is(day.acquire(1000011), false, 86399, 0, 1, 86398999989));
+  EXPECT_TRUE(verdict_is(day.acquire(1000012), true, 86399, 0, 0, 86400000000));
+  // 2^40/366d with its burst: 2^85 scaled units, one unit every 28.76 us.
+  OneKey<rl::Gcra> year(rate_of("1099511627776/366d"));
+  EXPECT_TRUE(
+      verdict_is(year.acquire(0, int64_t{1} << 40), true, int64_t{1} << 40, 0, 0, 31622400000000));
+  EXPECT_TRUE(verdict_is(year.acquire(28), false, int64_t{1} << 40, 0, 1, 31622399999972));
+}
+
+TEST(Gcra, ABurstThatTakesLongerThanTwoTo52UsIsRefusedNamingItsRule) {
+  EXPECT_NO_THROW(rate_of("1/366d", 142));
+  try {
+    rate_of("1/366d", 143);
+    FAIL() << "accepted";
+  } catch (const rl::Error& e) {
+    EXPECT_EQ(e.code(), rl::Code::invalid_arg);
+    EXPECT_NE(std::string(e.what()).find("burst * window / limit must be at most 2^52 us"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Gcra, CostAboveBurstIsNeverAdmittedAndConsumesNothing) {

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "clock.h"
 #include "limiter.h"
@@ -38,6 +39,7 @@ int sequence_count() {
 
 // "1500ms" style text for a window of `us` microseconds, in its largest unit.
 std::string duration_text(int64_t us) {
+  if (us % 86400000000 == 0) return std::to_string(us / 86400000000) + "d";
   if (us % 1000000 == 0) return std::to_string(us / 1000000) + "s";
   if (us % 1000 == 0) return std::to_string(us / 1000) + "ms";
   return std::to_string(us) + "us";
@@ -50,6 +52,24 @@ struct Scenario {
   std::string description;
 };
 
+using rl::kMaxLimit;
+using rl::kMaxTime;  // the manual clock's end
+constexpr int64_t kDay = int64_t{86400} * 1000000;
+constexpr std::pair<int64_t, int64_t> kLargeLimits[] = {
+    {100001, kDay},
+    {86399, kDay},
+    {99999, kDay},
+    {kMaxLimit, 1000000},
+    {kMaxLimit, 366 * kDay},
+    {1, 366 * kDay},
+    {7, 3},
+    {kMaxLimit - 1, 366 * kDay},
+    {kMaxLimit, 1},
+    {999983, 7 * kDay},
+    {1000003, 366 * kDay},
+    {3, 366 * kDay},
+};
+
 Scenario random_scenario(const std::string& algorithm, std::mt19937_64& rng) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -60,15 +80,27 @@ Scenario random_scenario(const std::string& algorithm, std::mt19937_64& rng) {
   Scenario s;
   s.algorithm = algorithm;
   ModelRate& r = s.rate;
-  r.window_us = pick(0, 3) == 0 ? pick(1, 2000000) : kWindows[pick(0, std::size(kWindows) - 1)];
-  r.limit = pick(0, 3) == 0 ? pick(1, 50) : kLimits[pick(0, std::size(kLimits) - 1)];
+  if (pick(0, 3) == 0) {
+    // Limits at the edges of the documented ranges, whose exact arithmetic
+    // needs more than 2^53 (burst * window / gcd(limit, window)).
+    const auto& [limit, window_us] = kLargeLimits[pick(0, std::size(kLargeLimits) - 1)];
+    r.limit = limit;
+    r.window_us = window_us;
+  } else {
+    r.window_us = pick(0, 3) == 0 ? pick(1, 2000000) : kWindows[pick(0, std::size(kWindows) - 1)];
+    r.limit = pick(0, 3) == 0 ? pick(1, 50) : kLimits[pick(0, std::size(kLimits) - 1)];
+  }
   r.burst = r.limit;
   s.settings.set("algorithm", algorithm);
   s.settings.set("limit", std::to_string(r.limit) + "/" + duration_text(r.window_us));
   s.description = algorithm + " " + std::to_string(r.limit) + "/" + duration_text(r.window_us);
   const bool bucket = algorithm == "gcra" || algorithm == "token_bucket";
   if (bucket && pick(0, 1) == 0) {
-    r.burst = pick(1, 3 * r.limit + 2);
+    // Up to 3 * limit + 2, within 2^40 and the 2^52 us a burst may take to come back.
+    const int64_t largest = static_cast<int64_t>(
+        std::min<rl_test::i128>({rl_test::i128(3) * r.limit + 2, kMaxLimit,
+                                 rl_test::i128(kMaxTime) * r.limit / r.window_us}));
+    r.burst = pick(0, 3) == 0 ? largest : pick(1, largest);
     s.settings.set("burst", std::to_string(r.burst));
     s.description += " burst " + std::to_string(r.burst);
   }
@@ -181,7 +213,7 @@ void run_sequence(const std::string& algorithm, uint64_t seed) {
   std::vector<Admitted> admitted;
   std::ostringstream trail;
   for (int step = 0; step < kSteps; ++step) {
-    clock.advance(random_advance(s.rate, rng));
+    clock.advance(std::min(random_advance(s.rate, rng), kMaxTime - clock.now_us()));
     const int64_t now = clock.now_us();
     const int64_t cap = model.capacity();
     const bool is_peek = pick(0, 6) == 0;
@@ -189,7 +221,7 @@ void run_sequence(const std::string& algorithm, uint64_t seed) {
     switch (pick(0, 7)) {
       case 0:
       case 1: cost = pick(1, cap); break;
-      case 2: cost = cap + pick(0, 1); break;
+      case 2: cost = std::min(cap + pick(0, 1), kMaxLimit); break;
       default: break;
     }
     if (is_peek && pick(0, 3) == 0) cost = 0;

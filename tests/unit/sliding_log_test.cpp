@@ -26,6 +26,13 @@ TEST(SlidingLog, AnEntryLeavesExactlyOneWindowLater) {
   EXPECT_TRUE(verdict_is(key.acquire(1000000), true, 2, 1, 0, 1000000));
 }
 
+TEST(SlidingLog, ADaysQuotaOf100001IsAccepted) {
+  OneKey<rl::SlidingLog> key(rate_of("100001/1d"));
+  EXPECT_TRUE(verdict_is(key.acquire(0, 100001), true, 100001, 0, 0, 86400000000));
+  EXPECT_TRUE(verdict_is(key.acquire(86399999999), false, 100001, 0, 1, 1));
+  EXPECT_TRUE(verdict_is(key.acquire(86400000000), true, 100001, 100000, 0, 86400000000));
+}
+
 TEST(SlidingLog, CostAboveLimitIsNeverAndConsumesNothing) {
   OneKey<rl::SlidingLog> key(rate_of("2/s"));
   EXPECT_TRUE(verdict_is(key.acquire(0, 3), false, 2, 2, -1, 0));

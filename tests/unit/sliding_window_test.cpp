@@ -21,6 +21,16 @@ TEST(SlidingWindow, PreviousWindowCountsInProportionToItsOverlap) {
   EXPECT_TRUE(verdict_is(key.acquire(1600000), true, 10, 0, 0, 1400000));
 }
 
+TEST(SlidingWindow, LargeLimitTimesGranularityWeighsExactly) {
+  // 2^40 per 366 days in days: the first day's 2^40 weighs 2^40 * (g - offset) / g.
+  const int64_t day = 86400000000, limit = int64_t{1} << 40;
+  OneKey<rl::SlidingWindow> key(rate_of("1099511627776/366d", 0, day));
+  key.acquire(0, limit);
+  EXPECT_TRUE(verdict_is(key.acquire(366 * day), false, limit, 0, 1, day));
+  // At offset 1 it weighs 2^40 - 12.73, counted as 2^40 - 12.
+  EXPECT_TRUE(verdict_is(key.acquire(366 * day + 1), true, limit, 11, 0, 367 * day - 1));
+}
+
 TEST(SlidingWindow, FinerGranularityForgetsSubWindowsOneByOne) {
   OneKey<rl::SlidingWindow> key(rate_of("4/s", 0, 250000));  // 4 sub-windows
   key.acquire(0, 2);                                         // sub-window 0

@@ -24,6 +24,14 @@ TEST(TokenBucket, FractionalRefillIsExact) {
   EXPECT_TRUE(verdict_is(key.acquire(1428572), true, 7, 0, 0, 10000000));
 }
 
+TEST(TokenBucket, TwoTo40PerSecondRefillsItsFractionOfAUnitPerMicrosecond) {
+  // 1099511.627776 tokens per us; capacity 2^40 * 15625 = 2^54 scaled tokens.
+  OneKey<rl::TokenBucket> key(rate_of("1099511627776/s"));
+  EXPECT_TRUE(verdict_is(key.acquire(0, int64_t{1} << 40), true, int64_t{1} << 40, 0, 0, 1000000));
+  EXPECT_TRUE(verdict_is(key.acquire(1, 1099512), false, int64_t{1} << 40, 1099511, 1, 999999));
+  EXPECT_TRUE(verdict_is(key.acquire(1, 1099511), true, int64_t{1} << 40, 0, 0, 1000000));
+}
+
 TEST(TokenBucket, DeniedRequestConsumesNothing) {
   OneKey<rl::TokenBucket> key(rate_of("4/s"));
   key.acquire(0, 3);
