@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 0
+#define RL_VERSION_MINOR 1
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.0.0"
+#define RL_VERSION_STRING "1.1.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -91,7 +91,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.0.0" of the library loaded at run time. Static storage. */
+/* "1.1.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
