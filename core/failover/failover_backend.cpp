@@ -192,15 +192,14 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
                                 store_->last_outage());
   }
 
-  // Runs `task` on the local store's thread; once that store is closed, the
+  // Runs `task` on a thread of the store; once the store is closing, the
   // call completes with the shutdown status instead, still off the caller.
   template <class Task, class Done>
   void post(Task task, Done done) {
-    const bool posted =
-        store_->local().executor().post([task = std::move(task), done](bool shutting_down) {
-          if (shutting_down) return done(Outcome::failure(Code::shutdown, "store: closed"));
-          task();
-        });
+    const bool posted = store_->post_after(0, [task = std::move(task), done](bool shutting_down) {
+      if (shutting_down) return done(Outcome::failure(Code::shutdown, "store: closed"));
+      task();
+    });
     if (!posted) throw Error(Code::shutdown, "store: closed");
   }
 

@@ -23,8 +23,7 @@ FailoverStore::FailoverStore(std::shared_ptr<Store> inner, BreakerOptions breake
                              size_t local_max_keys)
     : inner_(std::move(inner)),
       breaker_(breaker, inner_->clock()),
-      local_(std::make_shared<MemoryStore>(std::make_unique<ClockOf>(inner_->clock()),
-                                           local_max_keys)) {}
+      local_max_keys_(local_max_keys) {}
 
 FailoverStore::~FailoverStore() {
   close();
@@ -36,7 +35,17 @@ std::shared_ptr<Backend> FailoverStore::backend_for(const Policy& policy) {
 
 void FailoverStore::close() {
   inner_->close();
-  local_->close();
+  std::lock_guard lock(local_mutex_);
+  if (local_) local_->close();
+}
+
+MemoryStore& FailoverStore::local() {
+  std::lock_guard lock(local_mutex_);
+  if (!local_) {
+    local_ =
+        std::make_shared<MemoryStore>(std::make_unique<ClockOf>(inner_->clock()), local_max_keys_);
+  }
+  return *local_;
 }
 
 void FailoverStore::remember_outage(const std::string& message) {

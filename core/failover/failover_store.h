@@ -26,7 +26,8 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   bool post_after(int64_t delay_us, Executor::Task task) override {
     return inner_->post_after(delay_us, std::move(task));
   }
-  bool on_own_thread() const override { return inner_->on_own_thread() || local_->on_own_thread(); }
+  // The local fallback decides inline, so only the inner store has threads.
+  bool on_own_thread() const override { return inner_->on_own_thread(); }
   const char* scheme() const override { return inner_->scheme(); }
   bool in_process() const override { return inner_->in_process(); }
 
@@ -35,10 +36,9 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   StatsView stats_view() override {
     return StatsView{&stats_, breaker_.state(), breaker_.times_opened(), true};
   }
-  // Runs fallbacks that must not complete inside the call (an open breaker
-  // on an async call) on a thread of rl's.
-  MemoryStore& local() { return *local_; }
-  bool closed() const { return local_->closed(); }
+  // The local fallback's tables, made when a limiter with on_failure=local
+  // first needs them (most stores never do).
+  MemoryStore& local();
   // The last outage's message, quoted by calls the open breaker refuses.
   void remember_outage(const std::string& message);
   std::string last_outage();
@@ -47,7 +47,9 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   std::shared_ptr<Store> inner_;
   CircuitBreaker breaker_;
   StoreStats stats_;
-  std::shared_ptr<MemoryStore> local_;  // the local fallback's tables
+  const size_t local_max_keys_;
+  std::mutex local_mutex_;
+  std::shared_ptr<MemoryStore> local_;  // null until local() is called
   std::mutex outage_mutex_;
   std::string last_outage_;
 };
