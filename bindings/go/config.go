@@ -21,6 +21,20 @@ const (
 	FixedWindow   Algorithm = "fixed_window"
 )
 
+// OnFailure is what a store outage (Redis unreachable or too slow) gives a
+// limiter's calls: see docs/failure.md.
+type OnFailure string
+
+const (
+	// FailClosed (rl's default): the call fails with the outage's error.
+	FailClosed OnFailure = "closed"
+	// FailOpen: the call is allowed, uncounted (Decision.Source SourceFailOpen).
+	FailOpen OnFailure = "open"
+	// FailLocal: an in-process limiter with Config.LocalShare of each limit
+	// decides (Decision.Source SourceLocal).
+	FailLocal OnFailure = "local"
+)
+
 // Config describes a limiter. Zero fields are left to rl's defaults; rl
 // validates every value and names the one that is wrong.
 type Config struct {
@@ -28,6 +42,10 @@ type Config struct {
 	Limit     string    // required: "100/1m", or several: "10/s, 1000/h"
 	Burst     int64     // capacity of gcra and token_bucket; 0: the limit
 	Name      string    // namespace of the limiter's keys; default "default"
+	OnFailure OnFailure // what a store outage gives; default FailClosed
+	// LocalShare is the share of each limit one process may admit under
+	// FailLocal: "1/4" or "0.25" (default "1"; exact fractions as text).
+	LocalShare string
 	// Settings are further rl_config settings ("granularity", ...; see
 	// rl_config_describe), applied in order after the fields above.
 	Settings []Setting
@@ -52,6 +70,8 @@ func (c Config) settings() []Setting {
 		add("burst", strconv.FormatInt(c.Burst, 10))
 	}
 	add("name", c.Name)
+	add("on_failure", string(c.OnFailure))
+	add("local_share", c.LocalShare)
 	return append(out, c.Settings...)
 }
 

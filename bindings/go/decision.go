@@ -3,7 +3,10 @@ package rl
 // #include "shim.h"
 import "C"
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Never is the RetryAfter of a request that can never be admitted: its cost
 // is above the burst. It is -1 (one negative nanosecond), never a wait.
@@ -26,6 +29,34 @@ type Decision struct {
 	// LimitIndex is which limit decided: its index in Limiter.Limits (exact
 	// even when limits share a value, as in "100/s, 100/h").
 	LimitIndex int
+	// Source says who decided: the store, or, during a store outage, the
+	// limiter's OnFailure policy (docs/failure.md).
+	Source Source
+}
+
+// Source is which path produced a decision (rl_source).
+type Source int
+
+const (
+	// SourceStore: the store itself decided.
+	SourceStore Source = C.RL_SOURCE_STORE
+	// SourceFailOpen: the store had an outage and OnFailure is FailOpen:
+	// allowed without counting.
+	SourceFailOpen Source = C.RL_SOURCE_FAIL_OPEN
+	// SourceLocal: the store had an outage and OnFailure is FailLocal: an
+	// in-process limiter decided.
+	SourceLocal Source = C.RL_SOURCE_LOCAL
+)
+
+// sources are the names of the sources, as rl's metrics label them.
+var sources = [...]string{SourceStore: "store", SourceFailOpen: "fail_open", SourceLocal: "local"}
+
+// String is "store", "fail_open" or "local", as rl's metrics label them.
+func (s Source) String() string {
+	if s >= 0 && int(s) < len(sources) {
+		return sources[s]
+	}
+	return fmt.Sprintf("source_%d", int(s))
 }
 
 func decisionOf(d *C.rl_decision) Decision {
@@ -36,6 +67,7 @@ func decisionOf(d *C.rl_decision) Decision {
 		RetryAfter: durationOf(d.retry_after_us),
 		ResetAfter: durationOf(d.reset_after_us),
 		LimitIndex: int(d.limit_index),
+		Source:     Source(d.source),
 	}
 }
 

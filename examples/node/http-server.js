@@ -5,7 +5,9 @@
 //   curl -i -H 'x-api-key: alice' http://127.0.0.1:3000/hello
 // Each API key (or client address) may make 5 requests a minute; /bulk
 // costs 5. Answers carry RateLimit-Policy and RateLimit; a denied request
-// gets 429 with Retry-After. The middleware is Express/Connect-compatible:
+// gets 429 with Retry-After. ON_FAILURE=open|local|closed (default closed)
+// chooses what a store outage gives (docs/failure.md); GET /metrics serves
+// the store's Prometheus metrics. The middleware is Express/Connect-compatible:
 // with Express it is just app.use(rl.middleware({ ... })).
 const http = require('node:http');
 const rl = require('../../bindings/node');
@@ -14,16 +16,21 @@ const keyOf = (req) => req.headers['x-api-key'] ?? req.socket.remoteAddress;
 const costOf = (req) => (req.url.startsWith('/bulk') ? 5 : 1);
 
 // Starts the server; resolves to { server, store, port, close() }.
-async function startServer({ url = 'memory://', port = 3000, limit = '5/1m' } = {}) {
+async function startServer({ url = 'memory://', port = 3000, limit = '5/1m', onFailure = 'closed' } = {}) {
   const store = await rl.open(url);
-  const limiter = store.limiter({ algorithm: 'gcra', limit, name: 'api' });
+  const limiter = store.limiter({ algorithm: 'gcra', limit, name: 'api', onFailure });
   const rateLimit = rl.middleware({ limiter, key: keyOf, cost: costOf });
 
   const server = http.createServer((req, res) => {
+    if (req.url === '/metrics') {
+      res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
+      res.end(store.metrics());
+      return;
+    }
     rateLimit(req, res, (err) => {
       if (err) {
-        // The limiter failed (its store is down or closed): this server
-        // chooses to fail closed. failOpen: true would let requests through.
+        // The limiter failed other than by an outage (the middleware
+        // answers those with 503 itself): here, a closed store.
         res.statusCode = 503;
         res.end(`rate limiter unavailable: ${err.code}\n`);
         return;
@@ -42,7 +49,7 @@ async function startServer({ url = 'memory://', port = 3000, limit = '5/1m' } = 
 
 if (require.main === module) {
   const url = process.argv[2] ?? 'memory://';
-  startServer({ url, port: Number(process.env.PORT ?? 3000) }).then(
+  startServer({ url, port: Number(process.env.PORT ?? 3000), onFailure: process.env.ON_FAILURE }).then(
     ({ port }) => console.log(`listening on http://127.0.0.1:${port} (store ${url})`),
     (err) => {
       console.error(`http-server: ${err.code ?? ''} ${err.message}`);

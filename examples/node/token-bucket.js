@@ -11,10 +11,9 @@ const { RedisTokenBucket } = require('../../bindings/node');
 const costs = { read: 1, write: 5, bulk: 50 };
 
 async function main(url = 'redis://127.0.0.1:6379') {
-  // 10 tokens, refilled at 2 per second; fails open if Redis is down.
-  const limiter = new RedisTokenBucket(url, 'rate_limit:user:123', 10, 2, {
-    onError: (err) => console.error(`store failed, allowing: ${err.code}: ${err.message}`),
-  });
+  // 10 tokens, refilled at 2 per second; fails open if Redis is down
+  // (rl's onFailure 'open': stats() counts those decisions).
+  const limiter = new RedisTokenBucket(url, 'rate_limit:user:123', 10, 2);
   console.log('healthy:', await limiter.isHealthy());
   for (const operation of ['read', 'write', 'read', 'write', 'bulk', 'read']) {
     const cost = costs[operation];
@@ -25,6 +24,9 @@ async function main(url = 'redis://127.0.0.1:6379') {
       console.log(`${operation} (cost ${cost}): rate limited, retry in ${wait === Infinity ? 'never' : `${wait} ms`}`);
     }
   }
+  const { decisions, breaker } = await limiter.stats();
+  console.log(`breaker ${breaker}; failed open: ${decisions.fail_open.allowed}`);
+  RedisTokenBucket.closeAll();
 }
 
 main(process.argv[2]).catch((err) => {

@@ -2,9 +2,18 @@
 // Too Many Requests when the limiter denies, and tells clients their quota
 // with the RateLimit-Policy and RateLimit header fields of the IETF draft
 // "RateLimit header fields for HTTP" and Retry-After.
+//
+// What a store outage does is the limiter's rl.Config.OnFailure
+// (docs/failure.md): FailOpen lets requests through (without RateLimit
+// headers: nothing was counted), FailLocal decides them in this process,
+// and FailClosed (the default) makes the call fail, which OnError answers
+// (503 Service Unavailable by default), never 429. The decision, its
+// Source included, is in the request's context for the next handler
+// (DecisionFrom).
 package rlhttp
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,6 +34,15 @@ type Options struct {
 	OnError func(http.ResponseWriter, *http.Request, error)
 }
 
+type decisionKey struct{}
+
+// DecisionFrom is the decision the middleware made for the request whose
+// context this is (false outside the middleware).
+func DecisionFrom(ctx context.Context) (rl.Decision, bool) {
+	d, ok := ctx.Value(decisionKey{}).(rl.Decision)
+	return d, ok
+}
+
 // Middleware limits next with lim: one unit per request.
 func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 	if opts.Key == nil {
@@ -43,12 +61,14 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 				opts.OnError(w, r, err)
 				return
 			}
-			headers.set(w.Header(), d)
+			if d.Source != rl.SourceFailOpen {
+				headers.set(w.Header(), d)
+			}
 			if !d.Allowed {
 				http.Error(w, "too many requests", http.StatusTooManyRequests)
 				return
 			}
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), decisionKey{}, d)))
 		})
 	}
 }

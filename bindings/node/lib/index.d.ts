@@ -18,6 +18,30 @@ export interface Decision {
   resetAfterMs: number;
   /** Which limit decided: its index in `limiter.limits` (exact even when limits share a value). */
   limitIndex: number;
+  /**
+   * Who decided: 'store' (the store itself), 'fail_open' (the store had an
+   * outage and the limiter's onFailure is 'open') or 'local' (an outage,
+   * decided by the in-process fallback of onFailure 'local').
+   */
+  source: DecisionSource;
+}
+
+/** rl_source: which path produced a decision (docs/failure.md). */
+export type DecisionSource = 'store' | 'fail_open' | 'local';
+
+/** What a store has done since it opened (rl_store_get_stats). Counters never go down. */
+export interface StoreStats {
+  /** The breaker is closed: calls go to the store. */
+  healthy: boolean;
+  breaker: 'closed' | 'open' | 'half_open';
+  /** Times the breaker opened. */
+  breakerOpened: number;
+  /** Decisions by source and verdict. */
+  decisions: Record<DecisionSource, { allowed: number; denied: number }>;
+  /** Calls that ended in an error, by status name ('RL_E_TIMEOUT', ...; every status but RL_OK). */
+  failures: Record<string, number>;
+  /** Store round trips (none for memory://); quantiles are the upper bound of a bucket, within 12.5%. */
+  roundTrip: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number };
 }
 
 /** A key: a string (its UTF-8 bytes) or raw bytes; 1 to maxKeyLength bytes. */
@@ -38,6 +62,10 @@ export interface LimiterOptions {
   name?: string;
   /** Sub-window of sliding_window ('1s'). */
   granularity?: string;
+  /** What a store outage gives (docs/failure.md): 'closed' (default: the RlError), 'open' (allowed), 'local' (an in-process limiter decides). */
+  onFailure?: 'closed' | 'open' | 'local';
+  /** With onFailure 'local': the share of each limit one process may admit during an outage ('1/4', 0.25; default 1). */
+  localShare?: string | number;
   [setting: string]: SettingValue | undefined;
 }
 
@@ -47,6 +75,10 @@ export interface StoreSettings {
   timeoutMs?: number;
   connectTimeoutMs?: number;
   prefix?: string;
+  /** Consecutive outages that open the circuit breaker (default 5; 0: no breaker). */
+  breakerFailures?: number;
+  /** How long the breaker stays open before a probe (default 500). */
+  breakerCooldownMs?: number;
   [setting: string]: SettingValue | undefined;
 }
 
@@ -83,6 +115,12 @@ export declare class Limiter {
   readonly name: string;
   readonly store: Store;
   acquire(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
+  /**
+   * acquire without a promise, for memory:// opened inline (the default):
+   * the decision at the cost of a function call. On any other store it
+   * throws RlError RL_E_UNSUPPORTED (it would block the event loop).
+   */
+  tryAcquire(key: Key, cost?: Cost): Decision;
   peek(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
   refund(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
   reset(key: Key, options?: CallOptions): Promise<void>;
@@ -109,6 +147,12 @@ export declare class Store {
   /** The manual clock, for tests: stores opened with clock=manual only (else RlError RL_E_INVALID_ARG). */
   readonly clock: ManualClock;
   limiter(options: LimiterOptions): Limiter;
+  /** What the store has done since it opened; works after close. */
+  stats(): StoreStats;
+  /** The same statistics in the Prometheus text exposition format (version 0.0.4), as librl renders them. */
+  metrics(): string;
+  /** True while the store's circuit breaker is closed (always for memory://). */
+  isHealthy(): boolean;
   /** Calls in flight and later calls reject with RlError RL_E_SHUTDOWN. Idempotent. */
   close(): void;
   [Symbol.asyncDispose](): Promise<void>;
@@ -131,6 +175,8 @@ export declare const maxKeyLength: number;
 
 export interface IncomingRequest {
   ip?: string;
+  /** Set by the middleware: the request's decision. */
+  rateLimit?: Decision;
   socket?: { remoteAddress?: string };
 }
 export interface OutgoingResponse {
@@ -144,10 +190,12 @@ export interface MiddlewareOptions<Req extends IncomingRequest> {
   key?: (req: Req) => Key | Promise<Key>;
   /** The cost of a request (default: 1). */
   cost?: (req: Req) => Cost | Promise<Cost>;
-  /** On a limiter failure, let the request through instead of next(err). Default false. */
-  failOpen?: boolean;
 }
-/** Express/Connect middleware: RateLimit-Policy and RateLimit on every answer; 429 with Retry-After when denied. */
+/**
+ * Express/Connect middleware: the decision on req.rateLimit, RateLimit-Policy and RateLimit
+ * headers (not on fail_open decisions); 429 with Retry-After when denied; 503 on a store outage
+ * under onFailure 'closed'; other failures go to next(err).
+ */
 export declare function middleware<Req extends IncomingRequest = IncomingRequest>(
   options: MiddlewareOptions<Req>,
 ): (req: Req, res: OutgoingResponse, next: (err?: unknown) => void) => Promise<void>;

@@ -1,7 +1,7 @@
 'use strict';
 // A limiter: one policy (algorithm, limits, name) over a store. Every method
-// returns a promise; on a Redis store the work happens on rl's I/O thread
-// and the JS thread never waits for the network.
+// but tryAcquire returns a promise; on a Redis store the work happens on
+// rl's I/O thread and the JS thread never waits for the network.
 const native = require('./native');
 const { RlError } = require('./errors');
 const { readLastDecision } = require('./decision');
@@ -58,6 +58,17 @@ class Limiter {
    */
   acquire(key, cost = 1, options = {}) {
     return this.#call(ops.acquire, key, cost, options);
+  }
+
+  /**
+   * acquire without a promise, for an in-process store (memory://, opened
+   * inline): the decision is returned at once, at the cost of a function
+   * call. On any other store it throws RlError RL_E_UNSUPPORTED: a
+   * synchronous round trip would block the event loop.
+   */
+  tryAcquire(key, cost = 1) {
+    native.tryAcquire(this.#handle, key, cost);
+    return readLastDecision();
   }
 
   /** Decides without recording anything (cost 0: the key's state). */

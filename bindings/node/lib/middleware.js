@@ -1,18 +1,31 @@
 'use strict';
 // Express/Connect middleware: (req, res, next). Acquires `cost(req)` units
-// of `key(req)` from the limiter, sets RateLimit-Policy and RateLimit on
-// every answer, and when denied answers 429 with Retry-After itself.
-// A limiter failure (Redis down) goes to next(err), or is let through
-// without headers when failOpen is true.
+// of `key(req)` from the limiter, leaves the decision on req.rateLimit
+// (its `source` says who decided: 'store', 'fail_open', 'local'), sets
+// RateLimit-Policy and RateLimit, and when denied answers 429 with
+// Retry-After itself.
+// What a store outage does is the limiter's on_failure setting
+// (docs/failure.md): 'open' lets the request through (without RateLimit
+// headers: nothing was counted), 'local' decides it in this process, and
+// 'closed' (the default) answers 503 Service Unavailable, never 429. Other
+// failures (bad input, a closed store) go to next(err).
+const native = require('./native');
 const { Limiter } = require('./limiter');
+const { RlError } = require('./errors');
+const { status } = require('./status');
 const { rateLimitHeaders } = require('./rate-limit-headers');
 
 const clientAddress = (req) => req.ip ?? req.socket?.remoteAddress ?? 'unknown';
 
-function middleware({ limiter, key = clientAddress, cost = () => 1, failOpen = false } = {}) {
+const isOutage = (err) => err instanceof RlError && native.isOutage(status[err.code] ?? -1);
+
+function middleware({ limiter, key = clientAddress, cost = () => 1, ...rest } = {}) {
   if (!(limiter instanceof Limiter)) throw new TypeError('limiter: must be a limiter from store.limiter()');
   if (typeof key !== 'function') throw new TypeError('key: must be a function of the request');
   if (typeof cost !== 'function') throw new TypeError('cost: must be a function of the request');
+  if ('failOpen' in rest) {
+    throw new TypeError("failOpen: is the limiter's setting now: store.limiter({ ..., onFailure: 'open' })");
+  }
   const headersFor = rateLimitHeaders(limiter);
 
   return async function rateLimit(req, res, next) {
@@ -20,9 +33,16 @@ function middleware({ limiter, key = clientAddress, cost = () => 1, failOpen = f
     try {
       decision = await limiter.acquire(await key(req), await cost(req));
     } catch (err) {
-      return failOpen ? next() : next(err);
+      if (!isOutage(err)) return next(err);
+      res.statusCode = 503;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end('Service Unavailable: rate limiter store unreachable\n');
+      return;
     }
-    for (const [name, value] of Object.entries(headersFor(decision))) res.setHeader(name, value);
+    req.rateLimit = decision;
+    if (decision.source !== 'fail_open') {
+      for (const [name, value] of Object.entries(headersFor(decision))) res.setHeader(name, value);
+    }
     if (decision.allowed) return next();
     res.statusCode = 429;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -1,4 +1,5 @@
 // The drop-in for the ioredis token bucket.
+import type { StoreStats } from './index';
 
 export interface RedisConnectionOptions {
   host?: string;
@@ -9,10 +10,8 @@ export interface RedisConnectionOptions {
 }
 
 export interface RedisTokenBucketOptions {
-  /** Allow requests (and report 0 ms) when the store fails. Default true. */
+  /** Allow requests (and report 0 ms) during a store outage: rl's onFailure 'open' (else 'closed'). Default true. */
   failOpen?: boolean;
-  /** Told about each failure that was failed open. */
-  onError?: (err: Error) => void;
 }
 
 declare class RedisTokenBucket {
@@ -31,8 +30,10 @@ declare class RedisTokenBucket {
   allowRequest(tokens?: number): Promise<boolean>;
   /** Milliseconds until `tokens` can be taken: 0 now, Infinity never. */
   getTimeUntilNextToken(tokens?: number): Promise<number>;
-  /** True when the store answers. */
+  /** True while the store's circuit breaker is closed. */
   isHealthy(): Promise<boolean>;
+  /** The statistics of the bucket's store. */
+  stats(): Promise<StoreStats>;
   /** Closes every store the buckets opened. */
   static closeAll(): void;
 }

@@ -6,11 +6,11 @@
 //   await limiter.getTimeUntilNextToken(tokens)   -> milliseconds
 //   await limiter.isHealthy()                     -> boolean
 // Same semantics (capacity tokens, refilled continuously at refillRate per
-// second, fail-open on Redis errors by default), decided by rl's
-// token_bucket. Buckets with the same connection and shape share one rl
+// second, fail-open on Redis outages by default), decided by rl's
+// token_bucket. failOpen is rl's on_failure=open (docs/failure.md): rl's
+// core decides what an outage gives, behind its circuit breaker. Buckets with the same connection and shape share one rl
 // store and limiter, so making one per request (as the seed's users do) is cheap.
 const { open } = require('./store');
-const { RlError } = require('./errors');
 
 const LIMITER_NAME = 'token-bucket';
 // Stores by URL, limiters by URL and shape: promises, so concurrent first
@@ -49,73 +49,61 @@ function memoized(cache, id, make) {
   return promise;
 }
 
-function limiterFor(url, capacity, refillRate) {
+const storeFor = (url) => memoized(stores, url, () => open(url));
+
+function limiterFor(url, capacity, refillRate, onFailure) {
   const limit = toLimit(refillRate);
-  return memoized(limiters, `${url} ${capacity} ${limit}`, async () => {
-    const store = await memoized(stores, url, () => open(url));
-    return store.limiter({ algorithm: 'token_bucket', limit, burst: capacity, name: LIMITER_NAME });
+  return memoized(limiters, `${url} ${capacity} ${limit} ${onFailure}`, async () => {
+    const store = await storeFor(url);
+    return store.limiter({ algorithm: 'token_bucket', limit, burst: capacity, name: LIMITER_NAME, onFailure });
   });
 }
 
-// Failures of the backend, not of the caller: these fail open.
-const isOutage = (err) => err instanceof RlError && err.code !== 'RL_E_INVALID_ARG';
-
 class RedisTokenBucket {
   #url;
-  #failOpen;
-  #onError;
+  #onFailure;
 
-  constructor(redisOptionsOrUrl, key, capacity, refillRate, { failOpen = true, onError } = {}) {
+  constructor(redisOptionsOrUrl, key, capacity, refillRate, { failOpen = true, ...rest } = {}) {
     if (typeof key !== 'string' || key === '') throw new TypeError('key: must be a non-empty string');
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new TypeError('capacity: must be a positive integer');
     if (typeof refillRate !== 'number' || !(refillRate > 0) || !Number.isFinite(refillRate)) {
       throw new TypeError('refillRate: must be a positive number of tokens per second');
     }
-    if (onError !== undefined && typeof onError !== 'function') throw new TypeError('onError: must be a function');
+    if (typeof failOpen !== 'boolean') throw new TypeError('failOpen: must be a boolean');
+    if ('onError' in rest) {
+      throw new TypeError('onError: outages are counted by rl now: see bucket.stats() (failures by status)');
+    }
     this.#url = toUrl(redisOptionsOrUrl);
     this.key = key;
     this.capacity = capacity;
     this.refillRate = refillRate;
-    this.#failOpen = failOpen;
-    this.#onError = onError;
+    this.#onFailure = failOpen ? 'open' : 'closed';
   }
 
-  // Runs op on the limiter; on an outage with failOpen, reports it and
-  // returns fallback instead.
-  async #decide(op, fallback) {
-    try {
-      return await op(await limiterFor(this.#url, this.capacity, this.refillRate));
-    } catch (err) {
-      if (!this.#failOpen || !isOutage(err)) throw err;
-      this.#onError?.(err);
-      return fallback;
-    }
+  #limiter() {
+    return limiterFor(this.#url, this.capacity, this.refillRate, this.#onFailure);
   }
 
-  /** Takes `tokens` from the bucket: true when they were there. */
-  allowRequest(tokens = 1) {
-    return this.#decide(async (limiter) => (await limiter.acquire(this.key, tokens)).allowed, true);
+  /** Takes `tokens` from the bucket: true when they were there (or the store is out and failOpen). */
+  async allowRequest(tokens = 1) {
+    return (await (await this.#limiter()).acquire(this.key, tokens)).allowed;
   }
 
   /** Milliseconds until `tokens` can be taken (0: now; Infinity: never, more than the capacity). */
-  getTimeUntilNextToken(tokens = 1) {
-    return this.#decide(async (limiter) => {
-      const { allowed, retryAfterMs } = await limiter.peek(this.key, tokens);
-      if (allowed) return 0;
-      return retryAfterMs < 0 ? Infinity : Math.ceil(retryAfterMs);
-    }, 0);
+  async getTimeUntilNextToken(tokens = 1) {
+    const { allowed, retryAfterMs } = await (await this.#limiter()).peek(this.key, tokens);
+    if (allowed) return 0;
+    return retryAfterMs < 0 ? Infinity : Math.ceil(retryAfterMs);
   }
 
-  /** True when the store answers. */
+  /** True while the store's circuit breaker is closed: it opens after breaker_failures outages in a row. */
   async isHealthy() {
-    try {
-      const limiter = await limiterFor(this.#url, this.capacity, this.refillRate);
-      await limiter.peek(this.key, 0);
-      return true;
-    } catch (err) {
-      if (!isOutage(err)) throw err;
-      return false;
-    }
+    return (await storeFor(this.#url)).isHealthy();
+  }
+
+  /** The statistics of the bucket's store (store.stats()): decisions by source, failures by status. */
+  async stats() {
+    return (await storeFor(this.#url)).stats();
   }
 
   /** Closes every store the buckets opened (at shutdown; they never hold the process open anyway). */

@@ -7,6 +7,31 @@ const native = require('./native');
 const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
 const { redactUrl } = require('./redact');
+const { SOURCES } = require('./decision');
+
+// rl_breaker_state values, in order.
+const BREAKER_STATES = ['closed', 'open', 'half_open'];
+const ms = (us) => us / 1000;
+const STATUS_NAMES = native.statusNames();
+
+// rl_store_get_stats, named: counters by source and by status name, times in ms.
+function statsOf(raw) {
+  const decisions = {};
+  SOURCES.forEach((source, i) => (decisions[source] = { allowed: raw.allowed[i], denied: raw.denied[i] }));
+  const failures = {};
+  STATUS_NAMES.forEach((name, i) => {
+    if (i !== 0) failures[name] = raw.failures[i] ?? 0;
+  });
+  const [p50, p95, p99, max] = raw.roundTripUs;
+  return {
+    healthy: raw.breakerState === 0,
+    breaker: BREAKER_STATES[raw.breakerState] ?? `state_${raw.breakerState}`,
+    breakerOpened: raw.breakerOpened,
+    decisions,
+    failures,
+    roundTrip: { count: raw.roundTrips, p50Ms: ms(p50), p95Ms: ms(p95), p99Ms: ms(p99), maxMs: ms(max) },
+  };
+}
 
 class Store {
   #handle;
@@ -45,6 +70,27 @@ class Store {
     const settings = {};
     for (let i = 0; i < entries.length; i += 2) settings[entries[i]] = entries[i + 1];
     return new Limiter(this, handle, Object.freeze(settings));
+  }
+
+  /**
+   * What the store has done since it opened (rl_store_get_stats; works
+   * after close): { healthy, breaker: 'closed' | 'open' | 'half_open',
+   * breakerOpened, decisions: { store|fail_open|local: { allowed, denied } },
+   * failures: { RL_E_TIMEOUT: n, ... }, roundTrip: { count, p50Ms, p95Ms,
+   * p99Ms, maxMs } }. Quantiles are within 12.5% (log-linear buckets).
+   */
+  stats() {
+    return statsOf(native.stats(this.#handle));
+  }
+
+  /** The same statistics in the Prometheus text format, as librl renders them. */
+  metrics() {
+    return native.metrics(this.#handle);
+  }
+
+  /** True while the store's circuit breaker is closed (always for memory://). */
+  isHealthy() {
+    return native.stats(this.#handle).breakerState === 0;
   }
 
   /**

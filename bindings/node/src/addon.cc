@@ -4,6 +4,7 @@
 #include <rl/rl.h>
 
 #include "addon_data.h"
+#include "args.h"
 #include "errors.h"
 #include "limiter.h"
 #include "store.h"
@@ -20,8 +21,8 @@ namespace {
 Napi::Value Init(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction() || !info[1].IsFunction() || !info[2].IsTypedArray() ||
       info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      info[2].As<Napi::Float64Array>().ElementLength() != 6) {
-    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(6)");
+      info[2].As<Napi::Float64Array>().ElementLength() != 7) {
+    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(7)");
   }
   AddonData& data = DataOf(info.Env());
   data.rl_error = Napi::Persistent(info[0].As<Napi::Function>());
@@ -54,6 +55,12 @@ Napi::Value Settings(const Napi::CallbackInfo& info) {
   return settings;
 }
 
+// isOutage(status) -> rl_status_is_outage: the failures on_failure acts on.
+Napi::Value IsOutage(const Napi::CallbackInfo& info) {
+  const int64_t status = Int64Arg(info[0], "status");
+  return Napi::Boolean::New(info.Env(), rl_status_is_outage(static_cast<int>(status)) != 0);
+}
+
 Napi::Object Ops(Napi::Env env) {
   Napi::Object ops = Napi::Object::New(env);
   ops.Set("acquire", Napi::Number::New(env, RL_OP_ACQUIRE));
@@ -80,8 +87,12 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("clockSet", Napi::Function::New(env, Store::ClockSet, "clockSet"));
   exports.Set("clockAdvance", Napi::Function::New(env, Store::ClockAdvance, "clockAdvance"));
   exports.Set("describe", Napi::Function::New(env, Store::Describe, "describe"));
+  exports.Set("stats", Napi::Function::New(env, Store::Stats, "stats"));
+  exports.Set("metrics", Napi::Function::New(env, Store::Metrics, "metrics"));
+  exports.Set("isOutage", Napi::Function::New(env, IsOutage, "isOutage"));
   exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
+  exports.Set("tryAcquire", Napi::Function::New(env, Limiter::TryAcquire, "tryAcquire"));
   exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
   exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));
   exports.Set("name", Napi::Function::New(env, Limiter::Name, "name"));

@@ -131,6 +131,25 @@ Napi::Value Limiter::Call(const Napi::CallbackInfo& info) {
   return Napi::Value(env, promise);
 }
 
+Napi::Value Limiter::TryAcquire(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  KeyArg key(info[1], "key");
+  const int64_t cost = Int64Arg(info[2], "cost");
+  limiter->ThrowIfClosed(env);
+  if (!limiter->store_->local()) {
+    ThrowRlError(env, RL_E_UNSUPPORTED,
+                 "tryAcquire: only an inline memory:// store decides without waiting; on this "
+                 "store it would block the event loop for a round trip: use acquire()");
+  }
+  const rl_request request = Request(key, cost, 0);
+  rl_decision decision = EmptyDecision();
+  rl_error* err = nullptr;
+  ThrowIfFailed(env, rl_limiter_acquire(limiter->handle_, &request, &decision, &err), err);
+  StoreLastDecision(env, decision);
+  return env.Undefined();
+}
+
 Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Limiter* limiter = Unwrap(info[0]);

@@ -20,6 +20,10 @@ class Limiter {
   // returns undefined and leaves the decision in lastDecision (see
   // lib/decision.js); else a promise of the decision (of undefined for reset).
   static Napi::Value Call(const Napi::CallbackInfo& info);
+  // tryAcquire(limiter, key, cost): acquire on a local store only, its
+  // decision left in lastDecision; RL_E_UNSUPPORTED on any other store (a
+  // synchronous store round trip would block the event loop).
+  static Napi::Value TryAcquire(const Napi::CallbackInfo& info);
   // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
   static Napi::Value Batch(const Napi::CallbackInfo& info);
   // limits(limiter) -> [{ limit, windowUs, burst }, ...] as librl parsed them

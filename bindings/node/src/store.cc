@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -251,6 +252,60 @@ Napi::Value Store::Describe(const Napi::CallbackInfo& info) {
   out.Set("manualClock", Napi::Boolean::New(env, described.manual_clock != 0));
   out.Set("scheme", Napi::String::New(env, described.scheme));
   return out;
+}
+
+}  // namespace rlnode
+
+namespace rlnode {
+namespace {
+
+Napi::Array NumberArray(Napi::Env env, const uint64_t* values, size_t count) {
+  Napi::Array out = Napi::Array::New(env, count);
+  for (size_t i = 0; i < count; ++i) {
+    out.Set(i, Napi::Number::New(env, static_cast<double>(values[i])));
+  }
+  return out;
+}
+
+}  // namespace
+
+// The raw counters; lib/store.js names them (sources, status names, ms).
+Napi::Value Store::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Store* store = Unwrap(info[0], "store");
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  rl_error* err = nullptr;
+  ThrowIfFailed(env, rl_store_get_stats(store->handle_, &stats, &err), err);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("breakerState", Napi::Number::New(env, stats.breaker_state));
+  out.Set("breakerOpened", Napi::Number::New(env, static_cast<double>(stats.breaker_opened)));
+  out.Set("allowed", NumberArray(env, stats.allowed, std::size(stats.allowed)));
+  out.Set("denied", NumberArray(env, stats.denied, std::size(stats.denied)));
+  out.Set("failures", NumberArray(env, stats.failures, std::size(stats.failures)));
+  out.Set("roundTrips", Napi::Number::New(env, static_cast<double>(stats.round_trips)));
+  const int64_t quantiles[] = {stats.round_trip_p50_us, stats.round_trip_p95_us,
+                               stats.round_trip_p99_us, stats.round_trip_max_us};
+  Napi::Array us = Napi::Array::New(env, std::size(quantiles));
+  for (size_t i = 0; i < std::size(quantiles); ++i) {
+    us.Set(i, Napi::Number::New(env, static_cast<double>(quantiles[i])));
+  }
+  out.Set("roundTripUs", us);
+  return out;
+}
+
+Napi::Value Store::Metrics(const Napi::CallbackInfo& info) {
+  Store* store = Unwrap(info[0], "store");
+  std::string text(rl_store_format_metrics(store->handle_, nullptr, 0), '\0');
+  // The text may grow between the calls (counters gain digits): retry.
+  for (;;) {
+    const size_t length = rl_store_format_metrics(store->handle_, text.data(), text.size() + 1);
+    if (length <= text.size()) {
+      text.resize(length);
+      break;
+    }
+    text.resize(length);
+  }
+  return Napi::String::New(info.Env(), text);
 }
 
 }  // namespace rlnode

@@ -32,6 +32,10 @@ class Store {
   static Napi::Value ClockAdvance(const Napi::CallbackInfo& info);
   // describe(store) -> { inProcess, manualClock, scheme } (rl_store_describe)
   static Napi::Value Describe(const Napi::CallbackInfo& info);
+  // stats(store) -> rl_store_get_stats as a plain object (see lib/store.js)
+  static Napi::Value Stats(const Napi::CallbackInfo& info);
+  // metrics(store) -> rl_store_format_metrics: the Prometheus text, as is
+  static Napi::Value Metrics(const Napi::CallbackInfo& info);
 
   // The Store behind a JS handle; TypeError for anything else.
   static Store* Unwrap(Napi::Value handle, const char* what);

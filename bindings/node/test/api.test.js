@@ -44,16 +44,16 @@ for (const config of storeConfigs) {
     store.clock.set(1000000);
     const limiter = store.limiter({ algorithm: 'gcra', limit: '10/s', burst: 2, name: uniqueName('api') });
     assert.deepEqual(limiter.settings, { algorithm: 'gcra', limit: '10/s', burst: '2', name: limiter.settings.name });
-    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100, limitIndex: 0 });
-    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200, limitIndex: 0 });
+    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100, limitIndex: 0, source: 'store' });
+    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200, limitIndex: 0, source: 'store' });
     // Denied is a decision, not an error; microseconds become fractional ms.
     store.clock.advance(12345);
     assert.deepEqual(await limiter.acquire('k'), {
-      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655, limitIndex: 0,
+      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655, limitIndex: 0, source: 'store',
     });
     // Above the burst: never (-1).
     assert.equal((await limiter.acquire('k', 3)).retryAfterMs, -1);
-    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655, limitIndex: 0 });
+    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655, limitIndex: 0, source: 'store' });
     assert.equal((await limiter.refund('k', 1)).remaining, 1);
     assert.equal(await limiter.reset('k'), undefined);
     assert.equal((await limiter.peek('k', 0)).remaining, 2);

@@ -103,3 +103,51 @@ test('RateLimit names the limit that decided even when limits share a value', as
   assert.match(headers.RateLimit, /^"default-1";r=0;/);
   store.close();
 });
+
+// A store outage under each onFailure (nothing listens on port 1).
+async function outageAnswer(onFailure) {
+  const rl = require('..');
+  const store = await rl.open('redis://127.0.0.1:1');
+  try {
+    const limiter = store.limiter({ limit: '1/1m', name: 'api', onFailure });
+    const rateLimit = rl.middleware({ limiter, key: () => 'k' });
+    const headers = {};
+    const answer = { status: 200, passed: false, body: undefined, headers };
+    const req = {};
+    const res = { setHeader: (n, v) => (headers[n] = v), end: (body) => (answer.body = body), set statusCode(s) { answer.status = s; } };
+    await rateLimit(req, res, (err) => {
+      assert.equal(err, undefined);
+      answer.passed = true;
+    });
+    answer.source = req.rateLimit?.source;
+    return answer;
+  } finally {
+    store.close();
+  }
+}
+
+test('a store outage: onFailure open lets the request through, labelled, without RateLimit headers', async () => {
+  const answer = await outageAnswer('open');
+  assert.deepEqual([answer.passed, answer.status, answer.source], [true, 200, 'fail_open']);
+  assert.deepEqual(answer.headers, {});
+});
+
+test('a store outage: onFailure local decides in this process, with headers', async () => {
+  const answer = await outageAnswer('local');
+  assert.deepEqual([answer.passed, answer.status, answer.source], [true, 200, 'local']);
+  assert.equal(answer.headers.RateLimit, '"api";r=0;t=60');
+});
+
+test('a store outage: onFailure closed answers 503, never 429', async () => {
+  const answer = await outageAnswer('closed');
+  assert.deepEqual([answer.passed, answer.status, answer.source], [false, 503, undefined]);
+  assert.match(answer.body, /^Service Unavailable/);
+});
+
+test('failOpen moved to the limiter: the middleware says where', async (t) => {
+  const rl = require('..');
+  const store = await rl.open('memory://');
+  t.after(() => store.close());
+  const limiter = store.limiter({ limit: '1/s' });
+  assert.throws(() => rl.middleware({ limiter, failOpen: true }), { name: 'TypeError', message: /onFailure: 'open'/ });
+});

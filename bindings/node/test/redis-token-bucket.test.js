@@ -7,8 +7,9 @@ const Redis = require('ioredis');
 const RedisTokenBucket = require('../lib/redis-token-bucket');
 const { redisUrl, noRedis, uniqueName } = require('./support/stores');
 
-// An address where nothing listens: every call is an outage.
-const DEAD_URL = 'redis://127.0.0.1:1';
+// An address where nothing listens: every call is an outage. Two outages
+// open the breaker, and the manual clock keeps it open.
+const DEAD_URL = 'redis://127.0.0.1:1?clock=manual&breaker_failures=2';
 
 async function checkBucket(connection) {
   const key = uniqueName('bucket');
@@ -35,15 +36,20 @@ test('a bucket on Redis, by URL, ioredis options and ioredis client', { skip: no
   client.disconnect();
 });
 
-test('fails open on an outage by default, and reports it', async () => {
-  const errors = [];
-  const bucket = new RedisTokenBucket(DEAD_URL, 'k', 1, 1, { onError: (err) => errors.push(err.code) });
+test("fails open on an outage by default (rl's onFailure open), and counts it", async () => {
+  const bucket = new RedisTokenBucket(DEAD_URL, 'k', 1, 1);
+  assert.equal(await bucket.isHealthy(), true, 'healthy until the breaker opens');
   assert.equal(await bucket.allowRequest(), true);
   assert.equal(await bucket.allowRequest(), true);
   assert.equal(await bucket.getTimeUntilNextToken(), 0);
   assert.equal(await bucket.isHealthy(), false);
-  assert.equal(errors.length, 3);
-  assert.ok(errors.every((code) => code === 'RL_E_BACKEND_UNAVAILABLE' || code === 'RL_E_TIMEOUT'), errors.join());
+  const stats = await bucket.stats();
+  assert.equal(stats.decisions.fail_open.allowed, 3);
+  assert.equal(stats.breaker, 'open');
+});
+
+test('onError is gone: the failures are in stats()', () => {
+  assert.throws(() => new RedisTokenBucket(DEAD_URL, 'k', 1, 1, { onError: () => {} }), { name: 'TypeError', message: /stats\(\)/ });
 });
 
 test('failOpen: false rejects with the RlError', async () => {

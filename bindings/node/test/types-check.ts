@@ -8,6 +8,13 @@ async function documentedUsage(): Promise<void> {
   const limiter = store.limiter({ algorithm: 'gcra', limit: '100/1m', burst: 20, name: 'api' });
   const d: rl.Decision = await limiter.acquire('user:1', 1);
   const allowed: boolean = d.allowed;
+  const source: rl.DecisionSource = d.source;
+  const now: rl.Decision = limiter.tryAcquire('user:1');
+  const outageTolerant = store.limiter({ limit: '10/s', onFailure: 'local', localShare: '1/4' });
+  const stats: rl.StoreStats = store.stats();
+  const p99: number = stats.roundTrip.p99Ms + stats.decisions.fail_open.allowed + (stats.failures.RL_E_TIMEOUT ?? 0);
+  const text: string = store.metrics();
+  const up: boolean = store.isHealthy();
   const waited = await limiter.acquireWait(new Uint8Array([1, 2]), 2n, {
     timeoutMs: 100,
     signal: AbortSignal.timeout(10),
@@ -26,7 +33,7 @@ async function documentedUsage(): Promise<void> {
   const healthy: boolean = await bucket.isHealthy();
   const viaIndex = new rl.RedisTokenBucket('redis://127.0.0.1:6379', 'k', 1, 0.5);
   await store[Symbol.asyncDispose]();
-  void [allowed, waited, batch, code, shutdown, ok, ms, healthy, viaIndex];
+  void [source, now, outageTolerant, p99, text, up, allowed, waited, batch, code, shutdown, ok, ms, healthy, viaIndex];
 }
 
 async function misuse(store: rl.Store): Promise<void> {
@@ -39,6 +46,10 @@ async function misuse(store: rl.Store): Promise<void> {
   await limiter.acquire('k', '1');
   // @ts-expect-error a decision has no such field
   (await limiter.acquire('k')).retryAfter;
+  // @ts-expect-error tryAcquire answers at once, not with a promise
+  await limiter.tryAcquire('k').then;
+  // @ts-expect-error onFailure is closed, open or local
+  store.limiter({ limit: '1/s', onFailure: 'maybe' });
 }
 
 void documentedUsage;
