@@ -1,20 +1,23 @@
 package dev.rl;
 
 import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
 
 /**
- * A native pointer and the function that frees it. Calls hold the read lock while they use the
- * pointer; freeing takes the write lock, so rl's "*_free must not race other calls" holds. A
- * Cleaner frees what the program forgot to close.
+ * A native pointer and the function that frees it. Calls count themselves in while they use the
+ * pointer; freeing first refuses new calls (at once: they never wait, so a completion stage on
+ * rl's thread cannot block behind a close), then waits for the calls in progress, so rl's "*_free
+ * must not race other calls" holds. A Cleaner frees what the program forgot to close.
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final AtomicLong LIVE = new AtomicLong();
 
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private static final int CLOSED = 1 << 30;
+  /** Calls using the pointer, plus CLOSED once free() began. */
+  private final AtomicInteger users = new AtomicInteger();
   private final Freer freer;
   private final Cleaner.Cleanable cleanable;
   private final String what;
@@ -47,28 +50,40 @@ final class NativeHandle {
     this.cleanable = CLEANER.register(owner, freer);
   }
 
-  /** The pointer, with the read lock held: call {@link #release} after. */
+  /** The pointer, counted as in use: call {@link #release} after. */
   long acquire() {
-    lock.readLock().lock();
-    if (freer.pointer == 0) {
-      lock.readLock().unlock();
-      throw new RateLimitException(Status.SHUTDOWN, what + " is closed");
+    for (; ; ) {
+      int now = users.get();
+      if ((now & CLOSED) != 0) {
+        throw new RateLimitException(Status.SHUTDOWN, what + " is closed");
+      }
+      if (users.compareAndSet(now, now + 1)) return freer.pointer;
     }
-    return freer.pointer;
   }
 
   void release() {
-    lock.readLock().unlock();
+    if (users.decrementAndGet() == CLOSED) {
+      synchronized (this) {
+        notifyAll();
+      }
+    }
   }
 
-  /** Frees the pointer once, after every call in progress returned. */
+  /** Frees the pointer once, after every call in progress returned. Idempotent. */
   void free() {
-    lock.writeLock().lock();
-    try {
+    users.getAndUpdate(now -> now | CLOSED);
+    boolean interrupted = false;
+    synchronized (this) {
+      while (users.get() != CLOSED) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
       cleanable.clean();
-    } finally {
-      lock.writeLock().unlock();
     }
+    if (interrupted) Thread.currentThread().interrupt();
   }
 
   /** Native handles not yet freed, in the whole JVM (for leak tests). */

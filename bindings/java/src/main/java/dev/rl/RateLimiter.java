@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One policy (algorithm, limits, name) over a {@link Store}; make it with {@link Store#limiter}.
- * Thread-safe. Keys are UTF-8 strings or raw bytes (1 to 512 bytes). Bad values (an empty key, a
+ * Thread-safe. Keys are UTF-8 strings or raw bytes (1 to 512 bytes; byte[] for every call but acquire and
+ * acquireBatch). Bad values (an empty key, a
  * cost below 1, a negative timeout) are {@link RateLimitException} {@link Status#INVALID_ARG};
  * null arguments are NullPointerException. Async methods return a future that completes on rl's
  * thread (use the *Async stages of CompletableFuture for slow work) and fails with
@@ -110,12 +111,28 @@ public final class RateLimiter implements AutoCloseable {
     return callAsync(Native.OP_ACQUIRE, bytes(key), cost, 0).thenApply(Decision::of);
   }
 
+  public CompletableFuture<Decision> tryAcquireAsync(byte[] key, long cost) {
+    return callAsync(Native.OP_ACQUIRE, checked(key), cost, 0).thenApply(Decision::of);
+  }
+
   public CompletableFuture<Decision> peekAsync(String key, long cost) {
     return callAsync(Native.OP_PEEK, bytes(key), cost, 0).thenApply(Decision::of);
   }
 
+  public CompletableFuture<Decision> peekAsync(byte[] key, long cost) {
+    return callAsync(Native.OP_PEEK, checked(key), cost, 0).thenApply(Decision::of);
+  }
+
   public CompletableFuture<Decision> refundAsync(String key, long cost) {
     return callAsync(Native.OP_REFUND, bytes(key), cost, 0).thenApply(Decision::of);
+  }
+
+  public CompletableFuture<Decision> refundAsync(byte[] key, long cost) {
+    return callAsync(Native.OP_REFUND, checked(key), cost, 0).thenApply(Decision::of);
+  }
+
+  public CompletableFuture<Void> resetAsync(byte[] key) {
+    return callAsync(Native.OP_RESET, checked(key), 0, 0).thenApply(d -> null);
   }
 
   public CompletableFuture<Void> resetAsync(String key) {

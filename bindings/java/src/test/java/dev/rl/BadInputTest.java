@@ -112,10 +112,19 @@ class BadInputTest {
             () -> limiter.acquire("k", 1, null),
             () -> limiter.acquireBatch(null),
             () -> limiter.acquireBatch(Collections.singletonList(null)),
-            () -> limiter.tryAcquireAsync(null, 1),
-            () -> limiter.peekAsync(null, 1),
-            () -> limiter.refundAsync(null, 1),
-            () -> limiter.resetAsync(null),
+            () -> limiter.peek((byte[]) null, 1),
+            () -> limiter.refund((byte[]) null, 1),
+            () -> limiter.reset((byte[]) null),
+            () -> limiter.tryAcquireAsync((String) null, 1),
+            () -> limiter.tryAcquireAsync((byte[]) null, 1),
+            () -> limiter.peekAsync((String) null, 1),
+            () -> limiter.peekAsync((byte[]) null, 1),
+            () -> limiter.refundAsync((String) null, 1),
+            () -> limiter.refundAsync((byte[]) null, 1),
+            () -> limiter.resetAsync((String) null),
+            () -> limiter.resetAsync((byte[]) null),
+            () -> limiter.acquireAsync(null, 1, Duration.ZERO),
+            () -> limiter.acquireAsync("k", 1, null),
             () -> limiter.acquireBatchAsync(null));
     for (Executable call : calls) assertThrows(NullPointerException.class, call);
   }

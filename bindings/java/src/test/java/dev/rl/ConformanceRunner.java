@@ -95,8 +95,14 @@ final class ConformanceRunner {
     return url;
   }
 
+  /** Which calls drive the limiter: the blocking ones, or the *Async ones joined. */
+  enum Mode {
+    SYNC,
+    ASYNC
+  }
+
   /** Runs one case on a fresh store at url: "" when it passed, else what differed. */
-  static String run(Case c, String url) {
+  static String run(Case c, String url, Mode mode) {
     checkFields(c.body(), CASE_FIELDS, "case");
     try (Store store = Store.open(url)) {
       Object clock = c.body().get("clock");
@@ -113,7 +119,7 @@ final class ConformanceRunner {
       if (!diff.isEmpty()) return "limiter: " + diff;
       if (setupFails) return "";
       try (RateLimiter limiter = (RateLimiter) made.value) {
-        return runSteps(store, limiter, c.body().get("steps"));
+        return runSteps(store, limiter, c.body().get("steps"), mode);
       }
     }
   }
@@ -128,7 +134,8 @@ final class ConformanceRunner {
     }
   }
 
-  private static String runSteps(Store store, RateLimiter limiter, Object stepsNode) {
+  private static String runSteps(
+      Store store, RateLimiter limiter, Object stepsNode, Mode mode) {
     if (!(stepsNode instanceof List<?> steps)) throw new BadCase("steps must be a list");
     for (int index = 0; index < steps.size(); index++) {
       Map<String, Object> step = map(steps.get(index), "step " + (index + 1));
@@ -146,7 +153,7 @@ final class ConformanceRunner {
       if (repeat < 1) throw new BadCase(where + ".repeat must be at least 1");
       for (long i = 1; i <= repeat; i++) {
         String at = repeat == 1 ? where : where + " #" + i + " of " + repeat;
-        Outcome outcome = call(store, limiter, verb, step.get(verb), at);
+        Outcome outcome = call(store, limiter, verb, step.get(verb), at, mode);
         String diff = compareStatus(step, outcome);
         if (!diff.isEmpty()) return at + ": " + diff;
         if (outcome.error != null) continue;
@@ -164,7 +171,7 @@ final class ConformanceRunner {
   }
 
   private static Outcome call(
-      Store store, RateLimiter limiter, String verb, Object args, String where) {
+      Store store, RateLimiter limiter, String verb, Object args, String where, Mode mode) {
     if (verb.equals("advance")) {
       long delta = toLong(args, where);
       return outcome(
@@ -178,6 +185,7 @@ final class ConformanceRunner {
     byte[] key = keyOf(request, where);
     if (verb.equals("reset")) {
       if (request.containsKey("cost")) throw new BadCase(where + ": reset takes no cost");
+      if (mode == Mode.ASYNC) return outcome(() -> joined(limiter.resetAsync(key)));
       return outcome(
           () -> {
             limiter.reset(key);
@@ -185,11 +193,28 @@ final class ConformanceRunner {
           });
     }
     long cost = request.containsKey("cost") ? toLong(request.get("cost"), where + ".cost") : 1;
+    if (mode == Mode.ASYNC) {
+      return switch (verb) {
+        case "acquire" -> outcome(() -> joined(limiter.tryAcquireAsync(key, cost)));
+        case "peek" -> outcome(() -> joined(limiter.peekAsync(key, cost)));
+        default -> outcome(() -> joined(limiter.refundAsync(key, cost)));
+      };
+    }
     return switch (verb) {
       case "acquire" -> outcome(() -> limiter.tryAcquire(key, cost));
       case "peek" -> outcome(() -> limiter.peek(key, cost));
       default -> outcome(() -> limiter.refund(key, cost));
     };
+  }
+
+  /** The future's value, its RateLimitException thrown as is. */
+  private static Object joined(java.util.concurrent.CompletableFuture<?> future) {
+    try {
+      return future.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RateLimitException cause) throw cause;
+      throw e;
+    }
   }
 
   private static byte[] keyOf(Map<String, Object> request, String where) {

@@ -12,7 +12,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
-/** The whole YAML conformance suite, on memory:// and on the Redis of RL_TEST_REDIS_URL. */
+/**
+ * The whole YAML conformance suite, on memory:// and on the Redis of RL_TEST_REDIS_URL, through
+ * the blocking calls and (on Redis: rl's I/O thread and the JNI callback) the async ones.
+ */
 class ConformanceTest {
   static List<ConformanceRunner.Case> allCases() throws IOException {
     List<Path> files;
@@ -25,22 +28,35 @@ class ConformanceTest {
     return cases;
   }
 
-  private static Stream<DynamicTest> on(String base) throws IOException {
+  private static Stream<DynamicTest> on(String base, ConformanceRunner.Mode mode)
+      throws IOException {
     return allCases().stream()
         .map(
             c ->
                 DynamicTest.dynamicTest(
                     c.file() + ": " + c.name(),
-                    () -> assertEquals("", ConformanceRunner.run(c, ConformanceRunner.caseUrl(base)))));
+                    () ->
+                        assertEquals(
+                            "", ConformanceRunner.run(c, ConformanceRunner.caseUrl(base), mode))));
   }
 
   @TestFactory
   Stream<DynamicTest> memory() throws IOException {
-    return on("memory://");
+    return on("memory://", ConformanceRunner.Mode.SYNC);
+  }
+
+  @TestFactory
+  Stream<DynamicTest> memoryAsync() throws IOException {
+    return on("memory://", ConformanceRunner.Mode.ASYNC);
   }
 
   @TestFactory
   Stream<DynamicTest> redis() throws IOException {
-    return on(TestRedis.url());
+    return on(TestRedis.url(), ConformanceRunner.Mode.SYNC);
+  }
+
+  @TestFactory
+  Stream<DynamicTest> redisAsync() throws IOException {
+    return on(TestRedis.url(), ConformanceRunner.Mode.ASYNC);
   }
 }

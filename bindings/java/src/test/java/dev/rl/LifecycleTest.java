@@ -36,7 +36,7 @@ class LifecycleTest {
     assertEquals(handles, NativeHandle.live(), "native handles not freed");
     assertEquals(tasks, osThreads(), "OS threads left behind (an rl thread not ended or detached)");
     assertEquals(javaThreads, Thread.activeCount(), "Java threads left attached");
-    assertTrue(grownKb < 32 * 1024, "RSS grew by " + grownKb + " kB over " + STORES + " stores");
+    assertTrue(grownKb < 16 * 1024, "RSS grew by " + grownKb + " kB over " + STORES + " stores");
   }
 
   // Opens n stores; each answers one async call (so rl's thread attaches to the JVM) and closes.
