@@ -49,6 +49,20 @@ class SlidingWindowRateLimiterTest {
   }
 
   @Test
+  void aRedisOutageFailsOpenAsTheOriginalDoes() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closedPort = socket.getLocalPort(); // nothing listens there once closed
+    }
+    String url = "redis://127.0.0.1:" + closedPort + "?timeout_ms=100&connect_timeout_ms=100";
+    try (SlidingWindowRateLimiter limiter = new SlidingWindowRateLimiter(url, 1000, 1)) {
+      for (int i = 0; i < 3; i++) assertTrue(limiter.isAllowed("client"));
+      assertTrue(limiter.isAllowedAsync("client").join());
+      assertEquals(Source.FAIL_OPEN, limiter.limiter().tryAcquire("client", 1).source());
+    }
+  }
+
+  @Test
   void badShapesAreInvalidArg() {
     assertEquals(
         Status.INVALID_ARG,
