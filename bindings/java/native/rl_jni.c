@@ -1,0 +1,500 @@
+/*
+ * rl_jni.c: the native layer of the Java binding, the methods of
+ * dev.rl.Native over rl.h. It only moves values across: decisions travel as
+ * long[] (7 per decision, see Native.java), failures as RateLimitException
+ * (status, message), and asynchronous results complete a CompletableFuture
+ * through Native.complete. Every JNI call that can throw is checked, and no
+ * Java exception is left pending across an rl callback.
+ */
+#include <jni.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rl/rl.h"
+
+/* Fields per decision in the long[] handed to Java (Native.DECISION_FIELDS). */
+enum { DECISION_FIELDS = 7 };
+/* Native.call's op for rl_limiter_acquire_wait (after the rl_op values). */
+enum { OP_ACQUIRE_WAIT = 4 };
+
+static JavaVM* cached_vm;
+static jclass native_class;       /* dev.rl.Native */
+static jmethodID complete_method; /* Native.complete(CompletableFuture, int, long[], String) */
+static jclass exception_class;    /* dev.rl.RateLimitException */
+static jmethodID exception_init;  /* RateLimitException(int, String) */
+/* Detaches an rl thread from the JVM when the thread ends. */
+static pthread_key_t detach_key;
+
+static void detach_thread(void* vm) {
+  (*(JavaVM*)vm)->DetachCurrentThread((JavaVM*)vm);
+}
+
+static jclass global_class(JNIEnv* env, const char* name) {
+  jclass local = (*env)->FindClass(env, name);
+  if (local == NULL) return NULL;
+  jclass global = (jclass)(*env)->NewGlobalRef(env, local);
+  (*env)->DeleteLocalRef(env, local);
+  return global;
+}
+
+JNIEXPORT jint JNI_OnLoad(JavaVM* vm, void* reserved) {
+  (void)reserved;
+  JNIEnv* env;
+  if ((*vm)->GetEnv(vm, (void**)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+  cached_vm = vm;
+  native_class = global_class(env, "dev/rl/Native");
+  exception_class = global_class(env, "dev/rl/RateLimitException");
+  if (native_class == NULL || exception_class == NULL) return JNI_ERR;
+  complete_method =
+      (*env)->GetStaticMethodID(env, native_class, "complete",
+                                "(Ljava/util/concurrent/CompletableFuture;I[JLjava/lang/String;)V");
+  exception_init = (*env)->GetMethodID(env, exception_class, "<init>", "(ILjava/lang/String;)V");
+  if (complete_method == NULL || exception_init == NULL) return JNI_ERR;
+  if (pthread_key_create(&detach_key, detach_thread) != 0) return JNI_ERR;
+  return JNI_VERSION_1_8;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors */
+
+static void throw_status(JNIEnv* env, int status, const char* message) {
+  jstring text = (*env)->NewStringUTF(env, message);
+  if (text == NULL) return; /* OutOfMemoryError pending */
+  jobject error = (*env)->NewObject(env, exception_class, exception_init, (jint)status, text);
+  (*env)->DeleteLocalRef(env, text);
+  if (error == NULL) return;
+  (*env)->Throw(env, (jthrowable)error);
+  (*env)->DeleteLocalRef(env, error);
+}
+
+/* Throws err as a RateLimitException and frees it; returns 1 when it threw. */
+static int throw_if_failed(JNIEnv* env, rl_status status, rl_error* err) {
+  if (status == RL_OK) return 0;
+  throw_status(env, status, err != NULL ? rl_error_message(err) : rl_status_name(status));
+  rl_error_free(err);
+  return 1;
+}
+
+static void throw_null(JNIEnv* env, const char* what) {
+  jclass npe = (*env)->FindClass(env, "java/lang/NullPointerException");
+  if (npe != NULL) (*env)->ThrowNew(env, npe, what);
+}
+
+/* ------------------------------------------------------------------ */
+/* Values across */
+
+/* A Java byte[] key copied to C memory (freed with key_free). */
+typedef struct key_copy {
+  char* bytes;
+  size_t len;
+} key_copy;
+
+static int key_get(JNIEnv* env, jbyteArray key, key_copy* out) {
+  if (key == NULL) {
+    throw_null(env, "key");
+    return 0;
+  }
+  jsize len = (*env)->GetArrayLength(env, key);
+  out->len = (size_t)len;
+  out->bytes = malloc(out->len + 1); /* +1: a valid pointer for the empty key */
+  if (out->bytes == NULL) {
+    throw_status(env, RL_E_NO_MEMORY, "out of memory copying a key");
+    return 0;
+  }
+  (*env)->GetByteArrayRegion(env, key, 0, len, (jbyte*)out->bytes);
+  return 1;
+}
+
+static void key_free(key_copy* key) {
+  free(key->bytes);
+}
+
+static void decision_put(jlong* out, const rl_decision* d) {
+  out[0] = d->allowed;
+  out[1] = d->limit;
+  out[2] = d->remaining;
+  out[3] = d->retry_after_us;
+  out[4] = d->reset_after_us;
+  out[5] = d->source;
+  out[6] = d->limit_index;
+}
+
+/* count decisions as a new long[] (NULL with an exception pending). */
+static jlongArray decisions_array(JNIEnv* env, const rl_decision* decisions, size_t count) {
+  jlongArray array = (*env)->NewLongArray(env, (jsize)(count * DECISION_FIELDS));
+  if (array == NULL) return NULL;
+  jlong fields[DECISION_FIELDS];
+  for (size_t i = 0; i < count; i++) {
+    decision_put(fields, &decisions[i]);
+    (*env)->SetLongArrayRegion(env, array, (jsize)(i * DECISION_FIELDS), DECISION_FIELDS, fields);
+  }
+  return array;
+}
+
+static rl_request request_of(const key_copy* key, jlong cost, jlong timeout_us) {
+  rl_request request = RL_REQUEST_INIT;
+  request.key = key->bytes;
+  request.key_len = key->len;
+  request.cost = cost;
+  request.timeout_us = timeout_us;
+  return request;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completions, on rl's threads */
+
+/* The JNIEnv of the calling rl thread, attached once as a daemon (detached by
+ * detach_key's destructor when the thread ends). NULL when the JVM is gone. */
+static JNIEnv* callback_env(void) {
+  JNIEnv* env;
+  jint got = (*cached_vm)->GetEnv(cached_vm, (void**)&env, JNI_VERSION_1_8);
+  if (got == JNI_OK) return env;
+  if (got != JNI_EDETACHED) return NULL;
+  JavaVMAttachArgs args = {JNI_VERSION_1_8, "rl-callback", NULL};
+  if ((*cached_vm)->AttachCurrentThreadAsDaemon(cached_vm, (void**)&env, &args) != JNI_OK) {
+    return NULL;
+  }
+  pthread_setspecific(detach_key, cached_vm);
+  return env;
+}
+
+/* Completes the future (a global ref, deleted here: exactly once, since rl
+ * runs each callback exactly once). */
+static void complete(void* user_data, rl_status status, const rl_decision* decisions, size_t count,
+                     const rl_error* err) {
+  JNIEnv* env = callback_env();
+  if (env == NULL) return; /* the JVM is shutting down: nobody waits */
+  jobject future = (jobject)user_data;
+  jlongArray result = NULL;
+  jstring message = NULL;
+  if (status == RL_OK) {
+    result = decisions_array(env, decisions, count);
+  } else {
+    message = (*env)->NewStringUTF(env, err != NULL ? rl_error_message(err) : "");
+  }
+  if ((*env)->ExceptionCheck(env)) {
+    /* Out of memory building the result: fail the future instead. */
+    (*env)->ExceptionClear(env);
+    status = RL_E_NO_MEMORY;
+  }
+  (*env)->CallStaticVoidMethod(env, native_class, complete_method, future, (jint)status, result,
+                               message);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env); /* complete() catches its own */
+  if (result != NULL) (*env)->DeleteLocalRef(env, result);
+  if (message != NULL) (*env)->DeleteLocalRef(env, message);
+  (*env)->DeleteGlobalRef(env, future);
+}
+
+static void complete_one(void* user_data, rl_status status, const rl_decision* decision,
+                         const rl_error* err) {
+  complete(user_data, status, decision, decision != NULL ? 1 : 0, err);
+}
+
+/* A global ref to future for a callback, or NULL with an exception pending. */
+static jobject future_ref(JNIEnv* env, jobject future) {
+  if (future == NULL) {
+    throw_null(env, "future");
+    return NULL;
+  }
+  jobject ref = (*env)->NewGlobalRef(env, future);
+  if (ref == NULL) throw_status(env, RL_E_NO_MEMORY, "out of memory holding a future");
+  return ref;
+}
+
+/* ------------------------------------------------------------------ */
+/* Library */
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_statusName(JNIEnv* env, jclass cls, jint status) {
+  (void)cls;
+  const char* name = rl_status_name(status);
+  return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
+}
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_version(JNIEnv* env, jclass cls) {
+  (void)cls;
+  return (*env)->NewStringUTF(env, rl_version());
+}
+
+/* ------------------------------------------------------------------ */
+/* Stores */
+
+JNIEXPORT jlong JNICALL Java_dev_rl_Native_storeOpen(JNIEnv* env, jclass cls, jstring url) {
+  (void)cls;
+  if (url == NULL) {
+    throw_null(env, "url");
+    return 0;
+  }
+  const char* text = (*env)->GetStringUTFChars(env, url, NULL);
+  if (text == NULL) return 0;
+  rl_store* store = NULL;
+  rl_error* err = NULL;
+  rl_status status = rl_store_open(text, NULL, &store, &err);
+  (*env)->ReleaseStringUTFChars(env, url, text);
+  if (throw_if_failed(env, status, err)) return 0;
+  return (jlong)(intptr_t)store;
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_storeClose(JNIEnv* env, jclass cls, jlong store) {
+  (void)env, (void)cls;
+  rl_store_close((rl_store*)(intptr_t)store);
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_storeFree(JNIEnv* env, jclass cls, jlong store) {
+  (void)env, (void)cls;
+  rl_store_free((rl_store*)(intptr_t)store);
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_clockMove(JNIEnv* env, jclass cls, jlong store,
+                                                    jboolean set, jlong us) {
+  (void)cls;
+  rl_error* err = NULL;
+  rl_store* s = (rl_store*)(intptr_t)store;
+  rl_status status = set ? rl_store_clock_set(s, us, &err) : rl_store_clock_advance(s, us, &err);
+  throw_if_failed(env, status, err);
+}
+
+/* The store's statistics as a long[] (the order of Native.STAT_*). */
+JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_storeStats(JNIEnv* env, jclass cls, jlong store) {
+  (void)cls;
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  rl_error* err = NULL;
+  rl_status status = rl_store_get_stats((rl_store*)(intptr_t)store, &stats, &err);
+  if (throw_if_failed(env, status, err)) return NULL;
+  jlong allowed = 0, denied = 0, failures = 0;
+  for (int i = 0; i < 4; i++) allowed += (jlong)stats.allowed[i], denied += (jlong)stats.denied[i];
+  for (int i = 0; i < 16; i++) failures += (jlong)stats.failures[i];
+  jlong values[] = {stats.breaker_state,
+                    (jlong)stats.breaker_opened,
+                    allowed,
+                    denied,
+                    failures,
+                    (jlong)stats.round_trips,
+                    stats.round_trip_p50_us,
+                    stats.round_trip_p95_us,
+                    stats.round_trip_p99_us,
+                    stats.round_trip_max_us};
+  jsize count = (jsize)(sizeof values / sizeof values[0]);
+  jlongArray array = (*env)->NewLongArray(env, count);
+  if (array != NULL) (*env)->SetLongArrayRegion(env, array, 0, count, values);
+  return array;
+}
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_storeMetrics(JNIEnv* env, jclass cls, jlong store) {
+  (void)cls;
+  rl_store* s = (rl_store*)(intptr_t)store;
+  size_t capacity = 4096;
+  for (;;) {
+    char* buf = malloc(capacity);
+    if (buf == NULL) {
+      throw_status(env, RL_E_NO_MEMORY, "out of memory formatting metrics");
+      return NULL;
+    }
+    size_t len = rl_store_format_metrics(s, buf, capacity);
+    if (len < capacity) {
+      jstring text = (*env)->NewStringUTF(env, buf);
+      free(buf);
+      return text;
+    }
+    free(buf);
+    capacity = len + 1;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Limiters */
+
+/* settings: name, value, name, value, ... */
+JNIEXPORT jlong JNICALL Java_dev_rl_Native_limiterNew(JNIEnv* env, jclass cls, jlong store,
+                                                      jobjectArray settings) {
+  (void)cls;
+  if (settings == NULL) {
+    throw_null(env, "settings");
+    return 0;
+  }
+  rl_config* cfg = rl_config_new();
+  if (cfg == NULL) {
+    throw_status(env, RL_E_NO_MEMORY, "out of memory making a config");
+    return 0;
+  }
+  rl_limiter* limiter = NULL;
+  jsize count = (*env)->GetArrayLength(env, settings);
+  for (jsize i = 0; i + 1 < count; i += 2) {
+    jstring name = (jstring)(*env)->GetObjectArrayElement(env, settings, i);
+    jstring value = (jstring)(*env)->GetObjectArrayElement(env, settings, i + 1);
+    if (name == NULL || value == NULL) {
+      if (!(*env)->ExceptionCheck(env)) throw_null(env, "setting");
+      goto done;
+    }
+    const char* n = (*env)->GetStringUTFChars(env, name, NULL);
+    const char* v = n != NULL ? (*env)->GetStringUTFChars(env, value, NULL) : NULL;
+    rl_error* err = NULL;
+    rl_status status = v != NULL ? rl_config_set(cfg, n, v, &err) : RL_OK;
+    if (v != NULL) (*env)->ReleaseStringUTFChars(env, value, v);
+    if (n != NULL) (*env)->ReleaseStringUTFChars(env, name, n);
+    (*env)->DeleteLocalRef(env, name);
+    (*env)->DeleteLocalRef(env, value);
+    if ((*env)->ExceptionCheck(env) || throw_if_failed(env, status, err)) goto done;
+  }
+  rl_error* err = NULL;
+  rl_status status = rl_limiter_new((rl_store*)(intptr_t)store, cfg, &limiter, &err);
+  throw_if_failed(env, status, err);
+done:
+  rl_config_free(cfg);
+  return (jlong)(intptr_t)limiter;
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_limiterFree(JNIEnv* env, jclass cls, jlong limiter) {
+  (void)env, (void)cls;
+  rl_limiter_free((rl_limiter*)(intptr_t)limiter);
+}
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_limiterName(JNIEnv* env, jclass cls, jlong limiter) {
+  (void)cls;
+  return (*env)->NewStringUTF(env, rl_limiter_name((rl_limiter*)(intptr_t)limiter));
+}
+
+/* One call, blocking: op is an rl_op or OP_ACQUIRE_WAIT (with wait_us). */
+JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jlong limiter,
+                                                     jint op, jbyteArray key, jlong cost,
+                                                     jlong timeout_us, jlong wait_us) {
+  (void)cls;
+  key_copy k;
+  if (!key_get(env, key, &k)) return NULL;
+  rl_request request = request_of(&k, cost, timeout_us);
+  rl_limiter* l = (rl_limiter*)(intptr_t)limiter;
+  rl_decision decision = RL_DECISION_INIT;
+  rl_error* err = NULL;
+  rl_status status;
+  switch (op) {
+    case RL_OP_ACQUIRE: status = rl_limiter_acquire(l, &request, &decision, &err); break;
+    case RL_OP_PEEK: status = rl_limiter_peek(l, &request, &decision, &err); break;
+    case RL_OP_REFUND: status = rl_limiter_refund(l, &request, &decision, &err); break;
+    case RL_OP_RESET: status = rl_limiter_reset(l, k.bytes, k.len, &err); break;
+    case OP_ACQUIRE_WAIT:
+      status = rl_limiter_acquire_wait(l, &request, wait_us, &decision, &err);
+      break;
+    default: status = RL_E_INVALID_ARG; break;
+  }
+  key_free(&k);
+  if (throw_if_failed(env, status, err)) return NULL;
+  return decisions_array(env, &decision, 1);
+}
+
+/* One call, completing future on rl's thread. */
+JNIEXPORT void JNICALL Java_dev_rl_Native_callAsync(JNIEnv* env, jclass cls, jlong limiter, jint op,
+                                                    jbyteArray key, jlong cost, jlong timeout_us,
+                                                    jlong wait_us, jobject future) {
+  (void)cls;
+  key_copy k;
+  if (!key_get(env, key, &k)) return;
+  jobject ref = future_ref(env, future);
+  if (ref == NULL) {
+    key_free(&k);
+    return;
+  }
+  rl_request request = request_of(&k, cost, timeout_us);
+  rl_limiter* l = (rl_limiter*)(intptr_t)limiter;
+  rl_error* err = NULL;
+  rl_status status =
+      op == OP_ACQUIRE_WAIT
+          ? rl_limiter_acquire_wait_async(l, &request, wait_us, complete_one, ref, &err)
+          : rl_limiter_call_async(l, (rl_op)op, &request, complete_one, ref, &err);
+  key_free(&k);
+  if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
+  throw_if_failed(env, status, err);
+}
+
+/* keys[i] with costs[i] as rl_requests over one buffer; NULL with an
+ * exception pending. Free the result and *buffer. */
+static rl_request* batch_requests(JNIEnv* env, jobjectArray keys, jlongArray costs,
+                                  jlong timeout_us, size_t* count, char** buffer) {
+  if (keys == NULL || costs == NULL) {
+    throw_null(env, keys == NULL ? "keys" : "costs");
+    return NULL;
+  }
+  jsize n = (*env)->GetArrayLength(env, keys);
+  if ((*env)->GetArrayLength(env, costs) != n) {
+    throw_status(env, RL_E_INVALID_ARG, "costs: not as many as keys");
+    return NULL;
+  }
+  size_t total = 0;
+  for (jsize i = 0; i < n; i++) {
+    jbyteArray key = (jbyteArray)(*env)->GetObjectArrayElement(env, keys, i);
+    if (key == NULL) {
+      if (!(*env)->ExceptionCheck(env)) throw_null(env, "keys[i]");
+      return NULL;
+    }
+    total += (size_t)(*env)->GetArrayLength(env, key);
+    (*env)->DeleteLocalRef(env, key);
+  }
+  rl_request* requests = calloc((size_t)n + 1, sizeof *requests);
+  jlong* cost_values = calloc((size_t)n + 1, sizeof *cost_values);
+  *buffer = malloc(total + 1);
+  if (requests == NULL || cost_values == NULL || *buffer == NULL) {
+    free(requests), free(cost_values), free(*buffer);
+    throw_status(env, RL_E_NO_MEMORY, "out of memory copying a batch");
+    return NULL;
+  }
+  (*env)->GetLongArrayRegion(env, costs, 0, n, cost_values);
+  size_t at = 0;
+  for (jsize i = 0; i < n; i++) {
+    jbyteArray key = (jbyteArray)(*env)->GetObjectArrayElement(env, keys, i);
+    jsize len = (*env)->GetArrayLength(env, key);
+    (*env)->GetByteArrayRegion(env, key, 0, len, (jbyte*)*buffer + at);
+    (*env)->DeleteLocalRef(env, key);
+    rl_request request = RL_REQUEST_INIT;
+    request.key = *buffer + at;
+    request.key_len = (size_t)len;
+    request.cost = cost_values[i];
+    request.timeout_us = timeout_us;
+    requests[i] = request;
+    at += (size_t)len;
+  }
+  free(cost_values);
+  *count = (size_t)n;
+  return requests;
+}
+
+JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_batch(JNIEnv* env, jclass cls, jlong limiter,
+                                                      jobjectArray keys, jlongArray costs,
+                                                      jlong timeout_us) {
+  (void)cls;
+  size_t count = 0;
+  char* buffer = NULL;
+  rl_request* requests = batch_requests(env, keys, costs, timeout_us, &count, &buffer);
+  if (requests == NULL) return NULL;
+  rl_decision* decisions = calloc(count + 1, sizeof *decisions);
+  jlongArray result = NULL;
+  if (decisions == NULL) {
+    throw_status(env, RL_E_NO_MEMORY, "out of memory for a batch's decisions");
+  } else {
+    rl_decision init = RL_DECISION_INIT;
+    for (size_t i = 0; i < count; i++) decisions[i] = init;
+    rl_error* err = NULL;
+    rl_status status =
+        rl_limiter_acquire_batch((rl_limiter*)(intptr_t)limiter, requests, count, decisions, &err);
+    if (!throw_if_failed(env, status, err)) result = decisions_array(env, decisions, count);
+  }
+  free(decisions), free(requests), free(buffer);
+  return result;
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_batchAsync(JNIEnv* env, jclass cls, jlong limiter,
+                                                     jobjectArray keys, jlongArray costs,
+                                                     jlong timeout_us, jobject future) {
+  (void)cls;
+  size_t count = 0;
+  char* buffer = NULL;
+  rl_request* requests = batch_requests(env, keys, costs, timeout_us, &count, &buffer);
+  if (requests == NULL) return;
+  jobject ref = future_ref(env, future);
+  if (ref != NULL) {
+    rl_error* err = NULL;
+    rl_status status = rl_limiter_acquire_batch_async((rl_limiter*)(intptr_t)limiter, requests,
+                                                      count, complete, ref, &err);
+    if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
+    throw_if_failed(env, status, err);
+  }
+  free(requests), free(buffer);
+}

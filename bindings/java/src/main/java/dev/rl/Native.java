@@ -1,0 +1,92 @@
+package dev.rl;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The native layer (native/rl_jni.c): rl.h as static methods over raw handles. Decisions travel as
+ * long[], {@link #DECISION_FIELDS} per decision. Failures throw {@link RateLimitException}. Loaded
+ * by absolute path from the system property {@code rl.jni.path}, never from LD_LIBRARY_PATH.
+ */
+final class Native {
+  static final int DECISION_FIELDS = 7;
+  static final int OP_ACQUIRE = 0;
+  static final int OP_PEEK = 1;
+  static final int OP_REFUND = 2;
+  static final int OP_RESET = 3;
+  static final int OP_ACQUIRE_WAIT = 4;
+
+  static {
+    String path = System.getProperty("rl.jni.path");
+    if (path == null || path.isEmpty()) {
+      throw new UnsatisfiedLinkError(
+          "rl.jni.path: not set; pass -Drl.jni.path=/abs/path/to/librl_jni.so");
+    }
+    System.load(path);
+  }
+
+  /** Completions run so far, in the whole JVM (tests count them: exactly one per call). */
+  static final AtomicLong COMPLETIONS = new AtomicLong();
+
+  private Native() {}
+
+  static native String statusName(int status);
+
+  static native String version();
+
+  static native long storeOpen(String url);
+
+  static native void storeClose(long store);
+
+  static native void storeFree(long store);
+
+  /** rl_store_clock_set when set, else rl_store_clock_advance. */
+  static native void clockMove(long store, boolean set, long us);
+
+  /** The order of {@link StoreStats#of}. */
+  static native long[] storeStats(long store);
+
+  static native String storeMetrics(long store);
+
+  static native long limiterNew(long store, String[] settings);
+
+  static native void limiterFree(long limiter);
+
+  static native String limiterName(long limiter);
+
+  static native long[] call(
+      long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs);
+
+  static native void callAsync(
+      long limiter,
+      int op,
+      byte[] key,
+      long cost,
+      long timeoutUs,
+      long waitUs,
+      CompletableFuture<long[]> future);
+
+  static native long[] batch(long limiter, byte[][] keys, long[] costs, long timeoutUs);
+
+  static native void batchAsync(
+      long limiter, byte[][] keys, long[] costs, long timeoutUs, CompletableFuture<long[]> future);
+
+  /**
+   * Called by rl_jni.c on rl's thread, exactly once per asynchronous call. Never throws: nothing may
+   * be left pending across rl's callback.
+   */
+  @SuppressWarnings("unused")
+  private static void complete(
+      CompletableFuture<long[]> future, int status, long[] decisions, String message) {
+    COMPLETIONS.incrementAndGet();
+    try {
+      if (status == 0) {
+        future.complete(decisions);
+      } else {
+        future.completeExceptionally(new RateLimitException(status, message));
+      }
+    } catch (Throwable ignored) {
+      // A dependent stage's own failure is that stage's, not rl's.
+    }
+  }
+}

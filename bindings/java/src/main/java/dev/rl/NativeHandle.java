@@ -1,0 +1,93 @@
+package dev.rl;
+
+import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/**
+ * A native pointer and the function that frees it. Calls count themselves in while they use the
+ * pointer; freeing first refuses new calls (at once: they never wait, so a completion stage on
+ * rl's thread cannot block behind a close), then waits for the calls in progress, so rl's "*_free
+ * must not race other calls" holds. A Cleaner frees what the program forgot to close.
+ */
+final class NativeHandle {
+  private static final Cleaner CLEANER = Cleaner.create();
+  private static final AtomicLong LIVE = new AtomicLong();
+
+  private static final int CLOSED = 1 << 30;
+  /** Calls using the pointer, plus CLOSED once free() began. */
+  private final AtomicInteger users = new AtomicInteger();
+  private final Freer freer;
+  private final Cleaner.Cleanable cleanable;
+  private final String what;
+
+  /** The Cleaner's action: holds no reference to the owner. */
+  private static final class Freer implements Runnable {
+    private long pointer;
+    private final LongConsumer free;
+
+    Freer(long pointer, LongConsumer free) {
+      this.pointer = pointer;
+      this.free = free;
+    }
+
+    @Override
+    public void run() {
+      long p = pointer;
+      pointer = 0;
+      if (p != 0) {
+        free.accept(p);
+        LIVE.decrementAndGet();
+      }
+    }
+  }
+
+  NativeHandle(Object owner, long pointer, LongConsumer free, String what) {
+    this.freer = new Freer(pointer, free);
+    this.what = what;
+    LIVE.incrementAndGet();
+    this.cleanable = CLEANER.register(owner, freer);
+  }
+
+  /** The pointer, counted as in use: call {@link #release} after. */
+  long acquire() {
+    for (; ; ) {
+      int now = users.get();
+      if ((now & CLOSED) != 0) {
+        throw new RateLimitException(Status.SHUTDOWN, what + " is closed");
+      }
+      if (users.compareAndSet(now, now + 1)) return freer.pointer;
+    }
+  }
+
+  void release() {
+    if (users.decrementAndGet() == CLOSED) {
+      synchronized (this) {
+        notifyAll();
+      }
+    }
+  }
+
+  /** Frees the pointer once, after every call in progress returned. Idempotent. */
+  void free() {
+    users.getAndUpdate(now -> now | CLOSED);
+    boolean interrupted = false;
+    synchronized (this) {
+      while (users.get() != CLOSED) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      cleanable.clean();
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  /** Native handles not yet freed, in the whole JVM (for leak tests). */
+  static long live() {
+    return LIVE.get();
+  }
+}

@@ -1,0 +1,15 @@
+package dev.rl;
+
+/** Which path produced a decision (rl.h's rl_source). */
+public enum Source {
+  /** The store itself decided. */
+  STORE,
+  /** The store had an outage; on_failure=open allowed it. */
+  FAIL_OPEN,
+  /** The store had an outage; the local fallback decided. */
+  LOCAL;
+
+  static Source of(long code) {
+    return code >= 0 && code < values().length ? values()[(int) code] : STORE;
+  }
+}
