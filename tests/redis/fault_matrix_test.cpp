@@ -72,6 +72,10 @@ const Fault kFaults[] = {
      },
      [](FaultProxy& p) { p.set_new_connections_half_open(false); }},
     {"connection reset mid-stream", [](FaultProxy& p) { p.reset(); }, [](FaultProxy&) {}},
+    {"slow drip (1 byte per 5 ms)", [](FaultProxy& p) { p.set_drip(Ms(5)); },
+     [](FaultProxy& p) { p.set_drip(Ms(0)); }},
+    {"proxy restart (down, then up on its port)", [](FaultProxy& p) { p.go_down(); },
+     [](FaultProxy& p) { p.come_back(); }},
     {"CLIENT PAUSE", [](FaultProxy&) { redis_cli("client pause 10000 write"); },
      [](FaultProxy&) { redis_cli("client unpause"); }},
     {"SIGSTOP / SIGCONT", [](FaultProxy&) { kill(redis_pid(), SIGSTOP); },
@@ -203,7 +207,8 @@ TEST_P(FaultMatrix, DeadlinesRecoveryAndExactCounts) {
   EXPECT_LE(f.overshoot_ms, kSlack.count()) << "a call overran its deadline";
   EXPECT_GE(f.recovery_ms, 0) << "no decision from Redis within 5 s of the fault's end";
   EXPECT_LE(f.recovery_ms, 200 + 300 + kSlack.count()) << "cool-down + liveness + slack";
-  EXPECT_LE(f.slowest_fallback_us, 20000) << "an open breaker decided slowly";
+  // Microseconds on an idle machine; the bound is for a loaded one.
+  EXPECT_LE(f.slowest_fallback_us, 50000) << "an open breaker decided slowly";
   if (fault.effect == Effect::none) {
     EXPECT_EQ(f.errors + f.by_source[1] + f.by_source[2], 0);
   }

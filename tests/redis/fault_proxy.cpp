@@ -34,6 +34,7 @@ struct FaultProxy::Impl {
   std::list<std::shared_ptr<Link>> links;  // I/O thread only, like the flags below
   bool new_half_open = false;
   std::chrono::milliseconds delay{0};
+  std::chrono::milliseconds drip{0};
   std::atomic<int> accepted{0};
   std::thread thread;
   const int port = acceptor.local_endpoint().port();
@@ -92,6 +93,7 @@ struct FaultProxy::Impl {
       if (ec) return drop(link);
       if (dead(*link, upstream)) return pump(link, upstream);
       auto data = std::make_shared<std::string>((upstream ? link->up : link->down).data(), n);
+      if (drip.count() > 0) return forward_drip(link, upstream, data, 0);
       if (delay.count() == 0) return forward(link, upstream, data);
       auto timer = std::make_shared<asio::steady_timer>(io, delay);
       timer->async_wait(
@@ -107,6 +109,22 @@ struct FaultProxy::Impl {
       if (ec) return drop(link);
       pump(link, upstream);
     });
+  }
+
+  // One byte, then the next after `drip`, then reads on.
+  void forward_drip(const std::shared_ptr<Link>& link, bool upstream,
+                    const std::shared_ptr<std::string>& data, size_t at) {
+    if (dead(*link, upstream)) return pump(link, upstream);
+    if (at == data->size()) return pump(link, upstream);
+    tcp::socket& to = upstream ? link->server : link->client;
+    asio::async_write(to, asio::buffer(data->data() + at, 1),
+                      [this, link, upstream, data, at](error_code ec, size_t) {
+                        if (ec) return drop(link);
+                        auto timer = std::make_shared<asio::steady_timer>(io, drip);
+                        timer->async_wait([this, link, upstream, data, at, timer](error_code) {
+                          forward_drip(link, upstream, data, at + 1);
+                        });
+                      });
   }
 
   static bool dead(const Link& link, bool upstream) {
@@ -161,6 +179,31 @@ void FaultProxy::reset() {
   impl_->run([&] {
     for (auto& link : impl_->links) Impl::close(*link, true);
     impl_->links.clear();
+  });
+}
+
+void FaultProxy::set_drip(std::chrono::milliseconds per_byte) {
+  impl_->run([&] { impl_->drip = per_byte; });
+}
+
+void FaultProxy::go_down() {
+  impl_->run([&] {
+    error_code ignored;
+    impl_->acceptor.close(ignored);
+    for (auto& link : impl_->links) Impl::close(*link, true);
+    impl_->links.clear();
+  });
+}
+
+void FaultProxy::come_back() {
+  impl_->run([&] {
+    const tcp::endpoint at(asio::ip::make_address("127.0.0.1"),
+                           static_cast<unsigned short>(impl_->port));
+    impl_->acceptor.open(at.protocol());
+    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+    impl_->acceptor.bind(at);
+    impl_->acceptor.listen();
+    impl_->accept();
   });
 }
 

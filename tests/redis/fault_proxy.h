@@ -32,6 +32,13 @@ class FaultProxy {
   void set_delay(std::chrono::milliseconds delay);
   // Every open connection is closed with a reset (RST) on both sides.
   void reset();
+  // Forwards one byte at a time, this long apart (0: whole chunks again).
+  void set_drip(std::chrono::milliseconds per_byte);
+  // As a proxy process that dies and is started again: go_down() resets
+  // every connection and refuses new ones; come_back() listens again on
+  // the same port.
+  void go_down();
+  void come_back();
 
  private:
   struct Impl;
