@@ -5,13 +5,28 @@
 namespace rl {
 namespace {
 
-// An entry made at `at` counts while now - at < window.
-bool live(const SlidingLog::Entry& e, const Rate& r, int64_t now) {
-  return now - e.at < r.window_us;
+using Entries = std::deque<SlidingLog::Entry>;
+
+// An entry made at `at` counts while now - at < window. Entries are in time
+// order, so the live ones are a suffix: found by binary search.
+Entries::const_iterator first_live(const Entries& entries, const Rate& r, int64_t now) {
+  return std::partition_point(entries.begin(), entries.end(), [&](const SlidingLog::Entry& e) {
+    return now - e.at >= r.window_us;
+  });
 }
 
 void prune(SlidingLog::State& s, const Rate& r, int64_t now) {
-  while (!s.entries.empty() && !live(s.entries.front(), r, now)) s.entries.pop_front();
+  s.entries.erase(s.entries.begin(), first_live(s.entries, r, now));
+}
+
+// Running totals only grow: start them again from 0 long before int64 could
+// overflow (every live total is at most the limit, below 2^41). O(n), but
+// only once per 2^62 units.
+void rebase_if_large(SlidingLog::State& s) {
+  constexpr int64_t kRebaseAt = int64_t{1} << 62;
+  if (s.entries.empty() || s.entries.back().total < kRebaseAt) return;
+  const int64_t before = s.entries.front().total - s.entries.front().cost;
+  for (SlidingLog::Entry& e : s.entries) e.total -= before;
 }
 
 }  // namespace
@@ -19,12 +34,14 @@ void prune(SlidingLog::State& s, const Rate& r, int64_t now) {
 Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
   Verdict v;
   v.limit = r.limit;
+  const auto first = first_live(s.entries, r, now);
   int64_t used = 0;
   int64_t newest = -1;
-  for (const Entry& e : s.entries) {
-    if (!live(e, r, now)) continue;
-    used += e.cost;
-    newest = e.at;
+  int64_t before = 0;  // the running total before the first live entry
+  if (first != s.entries.end()) {
+    before = first->total - first->cost;
+    used = s.entries.back().total - before;
+    newest = s.entries.back().at;
   }
   if (cost > r.limit) {
     v.retry_after_us = -1;
@@ -33,16 +50,12 @@ Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t c
     used += cost;
     if (cost > 0) newest = now;
   } else {
-    // Wait until enough of the oldest entries have left the window.
-    int64_t to_free = used + cost - r.limit;
-    for (const Entry& e : s.entries) {
-      if (!live(e, r, now)) continue;
-      to_free -= e.cost;
-      if (to_free <= 0) {
-        v.retry_after_us = e.at + r.window_us - now;
-        break;
-      }
-    }
+    // Wait until enough of the oldest entries have left the window: the
+    // first entry whose running total frees `to_free` units.
+    const int64_t to_free = used + cost - r.limit;
+    const auto freeing = std::partition_point(
+        first, s.entries.end(), [&](const Entry& e) { return e.total - before < to_free; });
+    v.retry_after_us = freeing->at + r.window_us - now;
   }
   v.remaining = r.limit - used;
   v.reset_after_us = newest < 0 ? 0 : newest + r.window_us - now;
@@ -51,11 +64,16 @@ Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t c
 
 void SlidingLog::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
   prune(s, r, now);
-  if (!s.entries.empty() && s.entries.back().at == now) {
-    s.entries.back().cost += cost;  // one entry per instant keeps the log short
+  if (!s.entries.empty() && s.entries.back().at >= now) {
+    // One entry per instant keeps the log short; a clock that steps back
+    // joins the newest entry, so the log stays in time order.
+    s.entries.back().cost += cost;
+    s.entries.back().total += cost;
   } else {
-    s.entries.push_back({now, cost});
+    const int64_t total = s.entries.empty() ? cost : s.entries.back().total + cost;
+    s.entries.push_back({now, cost, total});
   }
+  rebase_if_large(s);
 }
 
 void SlidingLog::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
@@ -65,6 +83,7 @@ void SlidingLog::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
     Entry& newest = s.entries.back();
     const int64_t taken = std::min(cost, newest.cost);
     newest.cost -= taken;
+    newest.total -= taken;
     cost -= taken;
     if (newest.cost == 0) s.entries.pop_back();
   }

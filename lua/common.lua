@@ -3,7 +3,7 @@
 -- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
 -- docs/key-schema.md for the arguments and the stored value).
 --
--- KEYS[1]  the key's state (key schema v1)
+-- KEYS[1]  the key's state (key schema v1; v2 for sliding_log's list)
 -- ARGV[1]  now in microseconds, or '' to read Redis TIME
 -- ARGV[2]  cost
 -- ARGV[3]  smallest TTL in ms ('0' with TIME; large under the manual clock,
@@ -187,34 +187,50 @@ local function combine(vs)
   return { out.allowed and 1 or 0, out.limit, out.remaining, out.retry, out.reset, index }
 end
 
+-- An algorithm keeps its states in one string (decode/encode, with
+-- load/save above) unless it has `open`: then it reads and writes the key
+-- itself (`open`, `record`, `give_back`, `forget`; sliding_log's list).
+local function open(key, algo, rates)
+  if not algo.open then return load(key, algo, rates) end
+  local log, states = algo.open(key), {}
+  for i = 1, #rates do states[i] = log end
+  return states
+end
+
 -- refund and reset change every limit, then report the state afterwards.
 local function change(algo, op)
   local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
-  local states = load(key, algo, rates)
-  local vs = {}
-  for i, r in ipairs(rates) do
-    if op == 'refund' then
-      algo.refund(states[i], r, now, cost)
-    else
-      states[i] = algo.empty()
+  local states = open(key, algo, rates)
+  if algo.open then
+    if op == 'refund' then algo.give_back(states[1], rates, now, cost) else algo.forget(states[1]) end
+  else
+    for i, r in ipairs(rates) do
+      if op == 'refund' then
+        algo.refund(states[i], r, now, cost)
+      else
+        states[i] = algo.empty()
+      end
     end
-    vs[i] = algo.decide(states[i], r, now, 0)
+    save(key, algo, states, rates, now)
   end
-  save(key, algo, states, rates, now)
+  local vs = {}
+  for i, r in ipairs(rates) do vs[i] = algo.decide(states[i], r, now, 0) end
   return combine(vs)
 end
 
 -- acquire and peek: all limits must admit; only acquire records.
 local function decide(algo, record)
   local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
-  local states = load(key, algo, rates)
+  local states = open(key, algo, rates)
   local vs, all = {}, true
   for i, r in ipairs(rates) do
     vs[i] = algo.decide(states[i], r, now, cost)
     all = all and vs[i].allowed
   end
   if all then
-    if record then
+    if record and algo.open then
+      algo.record(states[1], rates, now, cost)
+    elseif record then
       for i, r in ipairs(rates) do algo.consume(states[i], r, now, cost) end
       save(key, algo, states, rates, now)
     end

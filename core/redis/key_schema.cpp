@@ -23,7 +23,7 @@ std::string key_suffix(const Policy& policy) {
   // Appended piece by piece: GCC 12 at -O2 warns (-Wrestrict, a false
   // positive) on "literal" + std::string chains.
   std::string suffix = "v";
-  suffix += std::to_string(kKeySchemaVersion);
+  suffix += std::to_string(key_schema_version(policy.algorithm));
   suffix += ':';
   suffix += algorithm_name(policy.algorithm);
   suffix += ':';

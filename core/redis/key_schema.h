@@ -1,5 +1,6 @@
-// Key schema v1 (docs/key-schema.md):
-//   <prefix>:<limiter-name>:{<escaped user key>}:v1:<algorithm>:<limits>
+// Key schema (docs/key-schema.md):
+//   <prefix>:<limiter-name>:{<escaped user key>}:v<n>:<algorithm>:<limits>
+// with n = 2 for sliding_log (a list of packed entries), 1 for the others.
 // The user key is percent-escaped so that it holds no brace: the hash tag is
 // exactly the escaped key, and distinct user keys give distinct Redis keys.
 #pragma once
@@ -11,7 +12,11 @@
 
 namespace rl::redis {
 
-inline constexpr int kKeySchemaVersion = 1;
+// The version of an algorithm's layout: a new layout gets a new version, so
+// it never reads a key of the old one.
+constexpr int key_schema_version(Algorithm algorithm) {
+  return algorithm == Algorithm::sliding_log ? 2 : 1;
+}
 
 // '%', '{', '}' and every byte outside '!'..'~' become %XX (upper-case hex).
 std::string escape_key(std::string_view user_key);

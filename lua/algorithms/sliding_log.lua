@@ -1,48 +1,70 @@
--- Sliding log, as core/sliding_log.cpp. State: entries {at, cost}, oldest
--- first, one per instant; at most `limit` live entries, since each holds a
--- unit or more. Stored as: count, then at and cost of each entry.
+-- Sliding log, as core/sliding_log.cpp, kept in a Redis LIST (key schema
+-- v2): one element per instant, oldest first, each 24 bytes packed as
+-- struct '<i8i8i8': at, cost, and the running total of the costs up to it.
+-- Every limit of the key shares the one log (they consume and give back the
+-- same entries; each reads the suffix younger than its own window), so
+-- states[i] is the same log for every i. A decision reads O(log n) elements
+-- by LINDEX (binary search for the first live entry and, when denied, for
+-- the entry that frees enough); a write trims the dead head (LTRIM,
+-- amortized O(1)) and appends or updates the tail (RPUSH / LSET / RPOP).
 local algo = {}
+local pack, unpack_record = struct.pack, struct.unpack
+local RECORD = '<i8i8i8'
+-- Running totals restart from 0 beyond this (every value stays below 2^53).
+local REBASE_AT = 2 ^ 51
 
-local function live(e, r, now) return now - e.at < r.window end
-
-local function prune(s, r, now)
-  local kept = {}
-  for _, e in ipairs(s.entries) do
-    if live(e, r, now) then kept[#kept + 1] = e end
+local function entry(log, i) -- 0-based; read once per call
+  local e = log.cache[i]
+  if e == nil then
+    local at, cost, total = unpack_record(RECORD, call('LINDEX', log.key, i))
+    e = { at = at, cost = cost, total = total }
+    log.cache[i] = e
   end
-  s.entries = kept
+  return e
 end
 
-function algo.empty() return { entries = {} } end
-function algo.decode(nums, pos)
-  local entries = {}
-  for i = 1, nums[pos] do
-    entries[i] = { at = nums[pos + 2 * i - 1], cost = nums[pos + 2 * i] }
+-- The first index in [lo, n) whose entry satisfies `pred` (false before,
+-- true after), or n. Probes lo, lo+1, lo+3, ... first: the answer is
+-- usually near lo (the oldest live entry, the first one to free).
+local function search(log, lo, pred)
+  local n = log.n
+  local step, hi = 1, lo
+  while hi < n and not pred(entry(log, hi)) do
+    lo = hi + 1
+    hi = hi + step
+    step = step * 2
   end
-  return { entries = entries }, pos + 1 + 2 * nums[pos]
-end
-function algo.encode(s, out)
-  out[#out + 1] = int(#s.entries)
-  for _, e in ipairs(s.entries) do
-    out[#out + 1] = int(e.at)
-    out[#out + 1] = int(e.cost)
+  if hi > n then hi = n end
+  while lo < hi do
+    local mid = floor((lo + hi) / 2)
+    if pred(entry(log, mid)) then hi = mid else lo = mid + 1 end
   end
+  return lo
 end
 
-function algo.idle_at(s, r)
-  local n = #s.entries
-  if n == 0 then return 0 end
-  return s.entries[n].at + r.window
+local function first_live(log, window, now)
+  return search(log, 0, function(e) return now - e.at < window end)
 end
 
-function algo.decide(s, r, now, cost)
+local function longest(rates)
+  local w = 0
+  for _, r in ipairs(rates) do w = max(w, r.window) end
+  return w
+end
+
+function algo.open(key)
+  return { key = key, n = call('LLEN', key), cache = {} }
+end
+
+function algo.decide(log, r, now, cost)
   local v = verdict(r)
-  local used, newest = 0, -1
-  for _, e in ipairs(s.entries) do
-    if live(e, r, now) then
-      used = used + e.cost
-      newest = e.at
-    end
+  local first = first_live(log, r.window, now)
+  local used, newest, before = 0, -1, 0
+  if first < log.n then
+    local e, last = entry(log, first), entry(log, log.n - 1)
+    before = e.total - e.cost
+    used = last.total - before
+    newest = last.at
   end
   if cost > r.limit then
     v.retry = -1
@@ -53,40 +75,93 @@ function algo.decide(s, r, now, cost)
   else
     -- Wait until enough of the oldest entries have left the window.
     local to_free = used + cost - r.limit
-    for _, e in ipairs(s.entries) do
-      if live(e, r, now) then
-        to_free = to_free - e.cost
-        if to_free <= 0 then
-          v.retry = e.at + r.window - now
-          break
-        end
-      end
-    end
+    local i = search(log, first, function(e) return e.total - before >= to_free end)
+    v.retry = entry(log, i).at + r.window - now
   end
   v.remaining = r.limit - used
   if newest >= 0 then v.reset = newest + r.window - now end
   return v
 end
 
-function algo.consume(s, r, now, cost)
-  prune(s, r, now)
-  local n = #s.entries
-  if n > 0 and s.entries[n].at == now then
-    s.entries[n].cost = s.entries[n].cost + cost
+-- Drops the entries dead for every limit.
+local function prune(log, rates, now)
+  local dead = first_live(log, longest(rates), now)
+  if dead == 0 then return end
+  if dead == log.n then
+    call('DEL', log.key)
   else
-    s.entries[n + 1] = { at = now, cost = cost }
+    call('LTRIM', log.key, dead, -1)
   end
+  log.n, log.cache = log.n - dead, {}
 end
 
-function algo.refund(s, r, now, cost)
-  prune(s, r, now)
+-- Rewrites every entry with totals from 0: O(n), once per 2^51 units.
+local function rebase(log)
+  local all = call('LRANGE', log.key, 0, -1)
+  local at, cost, total = unpack_record(RECORD, all[1])
+  local before = total - cost
+  call('DEL', log.key)
+  for from = 1, #all, 1000 do
+    local chunk = {}
+    for i = from, min(from + 999, #all) do
+      at, cost, total = unpack_record(RECORD, all[i])
+      chunk[#chunk + 1] = pack(RECORD, at, cost, total - before)
+    end
+    call('RPUSH', log.key, unpack(chunk))
+  end
+  log.cache = {}
+end
+
+-- The key lives until its newest entry leaves the longest window.
+local function expire(log, rates, now)
+  if log.n == 0 then return end
+  local idle = entry(log, log.n - 1).at + longest(rates)
+  call('PEXPIRE', log.key, int(max(ceil_div(idle - now, 1000), tonumber(ARGV[3]))))
+end
+
+function algo.record(log, rates, now, cost)
+  prune(log, rates, now)
+  local total = cost
+  if log.n > 0 then
+    local last = entry(log, log.n - 1)
+    total = last.total + cost
+    if last.at >= now then
+      -- One entry per instant keeps the log short; a clock that steps back
+      -- joins the newest entry, so the log stays in time order.
+      call('LSET', log.key, -1, pack(RECORD, last.at, last.cost + cost, total))
+      last.cost, last.total = last.cost + cost, total
+      cost = nil
+    end
+  end
+  if cost then
+    call('RPUSH', log.key, pack(RECORD, now, cost, total))
+    log.cache[log.n] = { at = now, cost = cost, total = total }
+    log.n = log.n + 1
+  end
+  if total >= REBASE_AT then rebase(log) end
+  expire(log, rates, now)
+end
+
+function algo.give_back(log, rates, now, cost)
+  prune(log, rates, now)
   -- Give back the newest units first: they would have been the last to expire.
-  while cost > 0 and #s.entries > 0 do
-    local newest = s.entries[#s.entries]
+  while cost > 0 and log.n > 0 do
+    local newest = entry(log, log.n - 1)
     local taken = min(cost, newest.cost)
-    newest.cost = newest.cost - taken
     cost = cost - taken
-    if newest.cost == 0 then s.entries[#s.entries] = nil end
+    if taken == newest.cost then
+      call('RPOP', log.key)
+      log.cache[log.n - 1] = nil
+      log.n = log.n - 1
+    else
+      newest.cost, newest.total = newest.cost - taken, newest.total - taken
+      call('LSET', log.key, -1, pack(RECORD, newest.at, newest.cost, newest.total))
+    end
   end
+  expire(log, rates, now)
 end
 
+function algo.forget(log)
+  call('DEL', log.key)
+  log.n, log.cache = 0, {}
+end

@@ -48,6 +48,8 @@ const Config kConfigs[] = {
     {"token_bucket", "1099511627776/s", "1099511627775", nullptr},
     {"token_bucket", "86399/1d, 7/3us, 1/366d", "1000, 20, 142", nullptr},
     {"sliding_log", "100001/1d", nullptr, nullptr},
+    {"sliding_log", "1099511627776/s", nullptr, nullptr},
+    {"sliding_log", "7/3us, 1000/s, 1099511627776/366d", nullptr, nullptr},
     {"sliding_window", "1099511627776/366d", nullptr, "1d"},
     {"sliding_window", "100001/1d, 1099511627776/s", nullptr, nullptr},
     {"fixed_window", "1099511627776/s, 86399/1d", nullptr, nullptr},

@@ -30,6 +30,11 @@ TEST(KeySchema, DifferentlyConfiguredLimitersNeverShareAKey) {
   for (const Policy& other : {b, c, d}) EXPECT_NE(redis::key_shape("rl", other).key_for("u"), key);
 }
 
+TEST(KeySchema, SlidingLogsListIsVersion2) {
+  Policy log = Policy::from(limiter_settings("sliding_log", "10/s", "api"));
+  EXPECT_EQ(redis::key_shape("rl", log).key_for("u"), "rl:api:{u}:v2:sliding_log:10/1000000");
+}
+
 TEST(HostileKeys, AreStoredApartAndNeverReachAnotherKeysState) {
   auto store = open_redis("clock=manual");
   Limiter limiter(store, limiter_settings("fixed_window", "1/h"));

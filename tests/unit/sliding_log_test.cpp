@@ -48,6 +48,20 @@ TEST(SlidingLog, RefundRemovesTheNewestUnitsFirst) {
   EXPECT_TRUE(verdict_is(key.acquire(999999, 4), false, 4, 3, 1, 1));
 }
 
+TEST(SlidingLog, AmongManyEntriesFindsTheOneThatFreesEnough) {
+  OneKey<rl::SlidingLog> key(rate_of("10000/s"));
+  for (int64_t at = 0; at < 10000; ++at) key.acquire(at, 1);
+  EXPECT_EQ(key.states[0].entries.size(), 10000u);
+  // 5,000 units wait until the 5,000th oldest entry (at 4999) leaves.
+  EXPECT_TRUE(verdict_is(key.acquire(10000, 5000), false, 10000, 0, 994999, 999999));
+  // The entries at 0..2500 have left: 7,499 units live, 2,501 fit.
+  EXPECT_TRUE(verdict_is(key.acquire(1002500, 2501), true, 10000, 0, 0, 1000000));
+  EXPECT_EQ(key.states[0].entries.size(), 7500u);
+  // The newest units go back first: the new entry, then the one at 9999.
+  EXPECT_TRUE(verdict_is(key.run(rl::Op::refund, 1002500, 2502), true, 10000, 2502, 0, 7498));
+  EXPECT_EQ(key.states[0].entries.size(), 7498u);
+}
+
 TEST(SlidingLogStore, WindowSlidesThroughTheCApi) {
   auto store = rl_test::open_manual_store();
   auto lim = rl_test::make_limiter(store.get(), {{"algorithm", "sliding_log"}, {"limit", "2/1m"}});
