@@ -184,10 +184,8 @@ class NodeConnection final : public Connection {
       sent += static_cast<size_t>(n);
     }
     const bool partial = sent < bytes.size();
-    if (partial) {
-      d.rest = bytes.substr(sent);
-      direct_ok_ = false;  // the rest goes first
-    }
+    if (partial) d.rest = bytes.substr(sent);  // the I/O thread writes it first
+    direct_ok_ = false;                        // busy until the I/O thread sees it idle
     d.request.commands.clear();
     const bool watched = watching_ && watch_until_ <= d.request.deadline;
     direct_.push_back(std::move(d));
@@ -220,6 +218,32 @@ class NodeConnection final : public Connection {
       batch.swap(direct_);
     }
     admit_direct(batch);
+  }
+
+  // Before the I/O thread writes or drops the socket: callers stop writing to
+  // it, and what they wrote takes its place in flight first.
+  void stop_direct() {
+    std::vector<Direct> batch;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      direct_ok_ = false;
+      batch.swap(direct_);
+    }
+    admit_direct(batch);
+  }
+
+  // A caller may write only to an idle connection: nothing being written,
+  // waiting to be, or awaiting replies. Concurrent callers thus still share
+  // the I/O thread's writes (one write per burst), and a lone caller, once
+  // its reply is in, writes its next request itself.
+  void allow_direct_if_idle() {
+    if (state_ != State::ready || writing_ || !unsent_.empty() || !rest_.empty() ||
+        !in_flight_.empty())
+      return;
+    std::lock_guard lock(inbox_mutex_);
+    if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
+    direct_ok_ = true;
+    direct_fd_ = socket_.native_handle();
   }
 
   // While callers write directly, look at their requests at least every
@@ -275,23 +299,10 @@ class NodeConnection final : public Connection {
 
   // Everything waiting leaves in one write; what arrives meanwhile waits for
   // the next one.
-  // With nothing to write, callers may write themselves until the next flush
-  // that has something (see send).
   void flush() {
     if (state_ != State::ready || writing_) return;
-    {
-      std::vector<Direct> direct;
-      {
-        std::lock_guard lock(inbox_mutex_);
-        direct.swap(direct_);
-        bool idle = unsent_.empty() && rest_.empty();
-        for (const Direct& d : direct) idle = idle && d.rest.empty();
-        direct_ok_ = idle;
-        direct_fd_ = socket_.native_handle();
-      }
-      admit_direct(direct);
-    }
-    if (unsent_.empty() && rest_.empty()) return;
+    stop_direct();
+    if (unsent_.empty() && rest_.empty()) return allow_direct_if_idle();
     write_buffer_ = std::exchange(rest_, {});
     const bool was_waiting = !in_flight_.empty();
     for (Pending& p : unsent_) {
@@ -357,6 +368,9 @@ class NodeConnection final : public Connection {
     Pending done = std::move(front);
     in_flight_.pop_front();
     count_held();
+    // Before the completion runs: a sync caller it wakes writes its next
+    // request itself.
+    if (in_flight_.empty()) allow_direct_if_idle();
     if (done.request.done) done.request.done(Failure{}, std::move(done.replies));
   }
 
@@ -554,15 +568,8 @@ class NodeConnection final : public Connection {
   }
 
   void drop_socket() {
-    // No caller writes to the socket from here on; what callers wrote to it
-    // fails with the rest of what is in flight.
-    std::vector<Direct> direct;
-    {
-      std::lock_guard lock(inbox_mutex_);
-      direct_ok_ = false;
-      direct.swap(direct_);
-    }
-    admit_direct(direct);
+    // What callers wrote to it fails with the rest of what is in flight.
+    stop_direct();
     rest_.clear();
     ++generation_;  // callbacks of the old socket see a new generation and stop
     error_code ignored;
