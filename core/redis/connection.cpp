@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -50,6 +51,20 @@ struct Pending {
   std::vector<Reply> replies;  // kept only while someone waits for them
 };
 
+// A request its caller wrote to the socket itself (see send): it joins the
+// requests in flight when the I/O thread next looks. `rest` is what the
+// socket did not take; the I/O thread writes it before anything else.
+struct Direct {
+  Request request;
+  std::string rest;
+  SteadyClock::time_point written_at;
+};
+
+// How often the I/O thread looks at direct writes while they go on, if no
+// reply made it look sooner: a request whose deadline comes earlier wakes
+// the I/O thread itself.
+constexpr std::chrono::milliseconds kDirectWatch{50};
+
 using Completions = std::vector<std::pair<ReplyHandler, Failure>>;
 
 // Runs completions after the connection's own state is consistent again: a
@@ -70,6 +85,7 @@ class NodeConnection final : public Connection {
         deadline_timer_(io),
         backoff_timer_(io),
         liveness_timer_(io),
+        watch_timer_(io),
         random_(std::random_device{}()) {
     reset_reader();
     asio::post(io_, [this] { connect(); });
@@ -80,16 +96,26 @@ class NodeConnection final : public Connection {
     g_requests_held.fetch_sub(held_, std::memory_order_relaxed);
   }
 
+  // When nothing is being written and nothing waits to be, the caller writes
+  // its request to the socket itself: the I/O thread, which still reads every
+  // reply, is not woken to write it. Otherwise the request waits in the inbox
+  // for the I/O thread's next write.
   void send(Request request) override {
-    bool first = false;
+    bool wake = false;
     {
       std::lock_guard lock(inbox_mutex_);
       if (refusing_) throw Error(Code::shutdown, "store: closed");
-      first = inbox_.empty();
-      inbox_.push_back(std::move(request));
+      if (direct_ok_ && inbox_.empty()) {
+        wake = write_direct(std::move(request));
+      } else {
+        inbox_.push_back(std::move(request));
+        wake = true;
+      }
+      // One wake-up per burst: everything queued by then leaves together.
+      wake = wake && !woken_;
+      woken_ = woken_ || wake;
     }
-    // One wake-up per burst: everything queued by then leaves together.
-    if (first) asio::post(io_, [this] { take_inbox(); });
+    if (wake) asio::post(io_, [this] { take_inbox(); });
   }
 
   Failure wait_first_attempt(std::chrono::milliseconds timeout) override {
@@ -115,6 +141,7 @@ class NodeConnection final : public Connection {
       deadline_timer_.cancel();
       backoff_timer_.cancel();
       liveness_timer_.cancel();
+      watch_timer_.cancel();
       state_ = State::closed;
     }
     const Failure closed{Code::shutdown, "store: closed"};
@@ -141,12 +168,118 @@ class NodeConnection final : public Connection {
 
   // ---- requests ----
 
+  // Caller's thread, inbox_mutex_ held (so the I/O thread neither writes nor
+  // closes the socket meanwhile). Returns whether the I/O thread must be
+  // woken: the socket took only part of the request, or the request's
+  // deadline comes before the I/O thread's next look.
+  bool write_direct(Request request) {
+    Direct d{std::move(request), {}, SteadyClock::now()};
+    const std::string& bytes = d.request.commands;
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      const ssize_t n =
+          ::send(direct_fd_, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // full or failing: the I/O thread's write finds out which
+      sent += static_cast<size_t>(n);
+    }
+    const bool partial = sent < bytes.size();
+    if (partial) d.rest = bytes.substr(sent);  // the I/O thread writes it first
+    direct_ok_ = false;                        // busy until the I/O thread sees it idle
+    d.request.commands.clear();
+    const bool watched = watching_ && watch_until_ <= d.request.deadline;
+    direct_.push_back(std::move(d));
+    ++direct_writes_;
+    return partial || !watched;
+  }
+
+  // I/O thread: requests written by their callers join those in flight, in
+  // the order they were written. Run before reading replies and before
+  // writing or dropping the socket.
+  void admit_direct(std::vector<Direct>& batch) {
+    if (batch.empty()) return;
+    if (in_flight_.empty()) {
+      waiting_since_ = batch.front().written_at;
+      arm_liveness();
+    }
+    for (Direct& d : batch) {
+      rest_ += d.rest;
+      in_flight_.push_back(Pending{std::move(d.request), 0, {}});
+    }
+    batch.clear();
+    arm_deadline();
+    count_held();
+  }
+
+  void admit_direct() {
+    std::vector<Direct> batch;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      batch.swap(direct_);
+    }
+    admit_direct(batch);
+  }
+
+  // Before the I/O thread writes or drops the socket: callers stop writing to
+  // it, and what they wrote takes its place in flight first.
+  void stop_direct() {
+    std::vector<Direct> batch;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      direct_ok_ = false;
+      batch.swap(direct_);
+    }
+    admit_direct(batch);
+  }
+
+  // A caller may write only to an idle connection: nothing being written,
+  // waiting to be, or awaiting replies. Concurrent callers thus still share
+  // the I/O thread's writes (one write per burst), and a lone caller, once
+  // its reply is in, writes its next request itself.
+  void allow_direct_if_idle() {
+    if (state_ != State::ready || writing_ || !unsent_.empty() || !rest_.empty() ||
+        !in_flight_.empty())
+      return;
+    std::lock_guard lock(inbox_mutex_);
+    if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
+    direct_ok_ = true;
+    direct_fd_ = socket_.native_handle();
+  }
+
+  // While callers write directly, look at their requests at least every
+  // kDirectWatch; stop once a whole period passed without one.
+  void watch_direct() {
+    std::vector<Direct> batch;
+    bool again = false;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      batch.swap(direct_);
+      again = direct_writes_ > 0 && state_ != State::closed;
+      direct_writes_ = 0;
+      watching_ = again;
+      if (again) watch_until_ = SteadyClock::now() + kDirectWatch;
+    }
+    admit_direct(batch);
+    if (!again) return;
+    watch_timer_.expires_at(watch_until_);
+    watch_timer_.async_wait([this](error_code ec) {
+      if (!ec) watch_direct();
+    });
+  }
+
   void take_inbox() {
     std::vector<Request> batch;
+    std::vector<Direct> direct;
+    bool start_watch = false;
     {
       std::lock_guard lock(inbox_mutex_);
       batch.swap(inbox_);
+      direct.swap(direct_);
+      woken_ = false;
+      start_watch = !watching_ && direct_writes_ > 0;
     }
+    admit_direct(direct);
+    if (start_watch) watch_direct();
     Completions refused;
     for (Request& r : batch) {
       if (state_ == State::backoff) {
@@ -167,15 +300,17 @@ class NodeConnection final : public Connection {
   // Everything waiting leaves in one write; what arrives meanwhile waits for
   // the next one.
   void flush() {
-    if (state_ != State::ready || writing_ || unsent_.empty()) return;
-    write_buffer_.clear();
+    if (state_ != State::ready || writing_) return;
+    stop_direct();
+    if (unsent_.empty() && rest_.empty()) return allow_direct_if_idle();
+    write_buffer_ = std::exchange(rest_, {});
     const bool was_waiting = !in_flight_.empty();
     for (Pending& p : unsent_) {
       write_buffer_ += std::exchange(p.request.commands, {});
       in_flight_.push_back(std::move(p));
     }
     unsent_.clear();
-    if (!was_waiting) await_replies();
+    if (!was_waiting && !in_flight_.empty()) await_replies();
     write();
   }
 
@@ -201,6 +336,7 @@ class NodeConnection final : public Connection {
                                                            : "read failed: " + ec.message();
             return lose_connection(failure(Code::backend_unavailable, why));
           }
+          admit_direct();                       // replies to them may be among these bytes
           waiting_since_ = SteadyClock::now();  // the peer is alive
           if (redisReaderFeed(reader_, read_buffer_.data(), n) != REDIS_OK) {
             return lose_connection(failure(Code::backend_unavailable, "reply reader failed"));
@@ -232,6 +368,9 @@ class NodeConnection final : public Connection {
     Pending done = std::move(front);
     in_flight_.pop_front();
     count_held();
+    // Before the completion runs: a sync caller it wakes writes its next
+    // request itself.
+    if (in_flight_.empty()) allow_direct_if_idle();
     if (done.request.done) done.request.done(Failure{}, std::move(done.replies));
   }
 
@@ -429,6 +568,9 @@ class NodeConnection final : public Connection {
   }
 
   void drop_socket() {
+    // What callers wrote to it fails with the rest of what is in flight.
+    stop_direct();
+    rest_.clear();
     ++generation_;  // callbacks of the old socket see a new generation and stop
     error_code ignored;
     socket_.close(ignored);
@@ -483,9 +625,18 @@ class NodeConnection final : public Connection {
   const NodeOptions options_;
   const std::string name_;
 
-  std::mutex inbox_mutex_;  // guards inbox_ and refusing_ (any thread)
+  // Guards what callers share with the I/O thread (any thread): the inbox,
+  // direct writes, and the socket while a caller writes to it.
+  std::mutex inbox_mutex_;
   std::vector<Request> inbox_;
   bool refusing_ = false;
+  bool woken_ = false;      // take_inbox is posted and has not run yet
+  bool direct_ok_ = false;  // callers may write to direct_fd_ (set by the I/O thread)
+  int direct_fd_ = -1;
+  std::vector<Direct> direct_;  // written by callers, not yet admitted
+  uint64_t direct_writes_ = 0;  // since the last watch
+  bool watching_ = false;       // the watch timer runs; next look at watch_until_
+  Deadline watch_until_;
 
   std::mutex first_mutex_;  // the first attempt's result, for open
   std::condition_variable first_done_;
@@ -498,6 +649,7 @@ class NodeConnection final : public Connection {
   asio::steady_timer deadline_timer_;
   asio::steady_timer backoff_timer_;
   asio::steady_timer liveness_timer_;
+  asio::steady_timer watch_timer_;
   std::mt19937_64 random_;
   redisReader* reader_ = nullptr;
   State state_ = State::connecting;
@@ -506,6 +658,7 @@ class NodeConnection final : public Connection {
   Failure last_failure_;
   std::deque<Pending> unsent_;     // not written yet
   std::deque<Pending> in_flight_;  // written, replies awaited in this order
+  std::string rest_;               // of a direct write: leaves before anything else
   bool writing_ = false;
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;

@@ -1,6 +1,7 @@
 // One multiplexed connection to one Redis node, shared by every limiter of a
 // store. Requests that arrive while a write is in flight leave together in
-// the next write (automatic pipelining); replies are matched in order. It
+// the next write (automatic pipelining); one that finds the connection idle
+// is written by its caller's thread; replies are matched in order. It
 // connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
 // capped, jittered backoff, and completes every request by its deadline. A
 // connection that reads nothing for liveness_timeout while replies are
@@ -74,7 +75,9 @@ class Connection {
   // stopped running, and before `io` itself.
   static std::unique_ptr<Connection> create(boost::asio::io_context& io, NodeOptions options);
 
-  // Any thread. Throws Code::shutdown once refuse_new() was called. While
+  // Any thread; on an idle connection it writes to the socket itself (the
+  // reply is still read, and `done` run, on the I/O thread). Throws
+  // Code::shutdown once refuse_new() was called. While
   // the node is known down (between reconnect attempts), the request fails
   // at once with the last cause; requests that were written when the
   // connection broke fail too and are never resent (they may have run).
