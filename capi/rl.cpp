@@ -2,9 +2,11 @@
 // an rl_status plus an rl_error. Nothing thrown crosses this file.
 #include "rl/rl.h"
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "failover/outage.h"
 #include "limiter.h"
@@ -68,16 +70,52 @@ void check_version(uint32_t version, uint32_t ours, const char* what) {
   }
 }
 
+// The layouts of version 1, as callers built against that rl.h have them:
+// a struct of an older version is smaller, and arrays of it step by its size.
+struct rl_request_v1 {
+  uint32_t version;
+  const char* key;
+  size_t key_len;
+  int64_t cost;
+};
+static_assert(offsetof(rl_request, timeout_us) == sizeof(rl_request_v1),
+              "rl_request v2 must only add fields after the v1 ones");
+static_assert(offsetof(rl_decision, limit_index) >= offsetof(rl_decision, source) + sizeof(int32_t),
+              "rl_decision v2 must only add fields after the v1 ones");
+
+size_t request_size(uint32_t version) {
+  return version == 1 ? sizeof(rl_request_v1) : sizeof(rl_request);
+}
+// Version 2 only used the padding at the end of version 1: same size.
+size_t decision_size(uint32_t /*version*/) {
+  return sizeof(rl_decision);
+}
+
+// Element i of an array whose elements are all of the first one's version.
+template <class T>
+T* element(T* first, size_t i, size_t (*size_of)(uint32_t), const std::string& what) {
+  using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
+  T* item = reinterpret_cast<T*>(reinterpret_cast<Byte*>(first) + i * size_of(first->version));
+  if (item->version != first->version) {
+    rl::fail_invalid(what + "[" + std::to_string(i) +
+                     "].version: " + std::to_string(item->version) + " differs from " + what +
+                     "[0].version " + std::to_string(first->version) +
+                     "; every element of an array has the same version");
+  }
+  return item;
+}
+
 std::string_view key_of(const char* key, size_t key_len, const std::string& what) {
   if (key == nullptr && key_len > 0) rl::fail_invalid(what + ": is NULL");
   return key_len == 0 ? std::string_view{} : std::string_view(key, key_len);
 }
 
-// A request's key and cost, checked but not copied: sync calls need no
-// allocation for them.
+// A request's key, cost and deadline, checked but not copied: sync calls
+// need no allocation for them.
 struct RequestView {
   std::string_view key;
   int64_t cost;
+  int64_t timeout_us;
 };
 
 RequestView view_of(const rl_request* request, const char* what = "request") {
@@ -89,13 +127,15 @@ RequestView view_of(const rl_request* request, const char* what = "request") {
   const std::string_view key = key_of(request->key, request->key_len, "key");
   // Checked here, before anything reads or copies the key's bytes.
   rl::Limiter::check_key(key, std::string(what) + ".key");
-  return {key, request->cost};
+  const int64_t timeout_us = request->version >= 2 ? request->timeout_us : 0;
+  rl::Limiter::check_timeout(timeout_us, std::string(what) + ".timeout_us");
+  return {key, request->cost, timeout_us};
 }
 
 // The request as a call that owns its key, for async calls and batches.
 rl::Call call_of(const rl_request* request, rl::Op op, const std::string& what = "request") {
   const RequestView v = view_of(request, what.c_str());
-  return rl::Call{op, std::string(v.key), v.cost};
+  return rl::Call{op, std::string(v.key), v.cost, v.timeout_us};
 }
 
 void fill(rl_decision* out, const rl::Verdict& v) {
@@ -105,6 +145,7 @@ void fill(rl_decision* out, const rl::Verdict& v) {
   out->retry_after_us = v.retry_after_us;
   out->reset_after_us = v.reset_after_us;
   out->source = static_cast<int32_t>(v.source);
+  if (out->version >= 2) out->limit_index = v.limit_index;
 }
 
 rl_decision decision_of(const rl::Verdict& v) {
@@ -130,8 +171,21 @@ rl_status run_sync(rl_limiter* limiter, rl::Op op, const rl_request* request, rl
       check_version(decision->version, RL_DECISION_VERSION, "decision");
     }
     const RequestView v = view_of(request);
-    return finish(limiter->limiter->run(op, v.key, v.cost), decision, err);
+    return finish(limiter->limiter->run(op, v.key, v.cost, v.timeout_us), decision, err);
   });
+}
+
+// An async call's completion: the outcome as the C callback's arguments.
+rl::Completion completion_of(rl_callback callback, void* user_data) {
+  return [callback, user_data](rl::Outcome&& o) {
+    if (o.code != rl::Code::ok) {
+      const rl_error e{static_cast<rl_status>(o.code), std::move(o.message)};
+      callback(user_data, e.status, nullptr, &e);
+      return;
+    }
+    const rl_decision d = decision_of(o.verdict);
+    callback(user_data, RL_OK, &d, nullptr);
+  };
 }
 
 }  // namespace
@@ -263,6 +317,19 @@ void rl_store_free(rl_store* store) {
   delete store;
 }
 
+rl_status rl_store_describe(const rl_store* store, rl_store_info* info, rl_error** err) {
+  return guarded(err, [&] {
+    require(store, "store");
+    require(info, "info");
+    check_version(info->version, RL_STORE_INFO_VERSION, "info");
+    rl::Store& s = *store->store;
+    info->in_process = s.in_process() ? 1 : 0;
+    info->manual_clock = s.clock().is_manual() ? 1 : 0;
+    info->scheme = s.scheme();
+    return RL_OK;
+  });
+}
+
 static rl::ManualClock& manual_clock_of(rl_store* store) {
   require(store, "store");
   auto* clock = dynamic_cast<rl::ManualClock*>(&store->store->clock());
@@ -309,6 +376,10 @@ size_t rl_limiter_limits(const rl_limiter* limiter, rl_limit_info* out, size_t c
   return rates.size();
 }
 
+const char* rl_limiter_name(const rl_limiter* limiter) {
+  return limiter == nullptr ? nullptr : limiter->limiter->policy().name.c_str();
+}
+
 rl_status rl_limiter_acquire(rl_limiter* limiter, const rl_request* request, rl_decision* decision,
                              rl_error** err) {
   return run_sync(limiter, rl::Op::acquire, request, decision, false, err);
@@ -338,8 +409,21 @@ rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request
     require(limiter, "limiter");
     require(decision, "decision");
     check_version(decision->version, RL_DECISION_VERSION, "decision");
-    const rl::Call call = call_of(request, rl::Op::acquire);
-    return finish(limiter->limiter->acquire_wait(call.key, call.cost, timeout_us), decision, err);
+    rl::Call call = call_of(request, rl::Op::acquire);
+    return finish(limiter->limiter->acquire_wait(std::move(call), timeout_us), decision, err);
+  });
+}
+
+rl_status rl_limiter_acquire_wait_async(rl_limiter* limiter, const rl_request* request,
+                                        int64_t timeout_us, rl_callback callback, void* user_data,
+                                        rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(reinterpret_cast<const void*>(callback), "callback");
+    rl::Call call = call_of(request, rl::Op::acquire);
+    limiter->limiter->acquire_wait_async(std::move(call), timeout_us,
+                                         completion_of(callback, user_data));
+    return RL_OK;
   });
 }
 
@@ -350,10 +434,12 @@ static std::vector<rl::Call> calls_of(const rl_request* requests, size_t count) 
                      std::to_string(RL_MAX_BATCH) + ")");
   }
   require(requests, "requests");
+  check_version(requests->version, RL_REQUEST_VERSION, "requests[0]");
   std::vector<rl::Call> calls;
   calls.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    calls.push_back(call_of(&requests[i], rl::Op::acquire, "requests[" + std::to_string(i) + "]"));
+    calls.push_back(call_of(element(requests, i, request_size, "requests"), rl::Op::acquire,
+                            "requests[" + std::to_string(i) + "]"));
   }
   return calls;
 }
@@ -364,15 +450,14 @@ rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* reques
     require(limiter, "limiter");
     auto calls = calls_of(requests, count);
     require(decisions, "decisions");
-    for (size_t i = 0; i < count; ++i) {
-      check_version(decisions[i].version, RL_DECISION_VERSION,
-                    ("decisions[" + std::to_string(i) + "]").c_str());
-    }
+    check_version(decisions->version, RL_DECISION_VERSION, "decisions[0]");
+    std::vector<rl_decision*> outs(count);
+    for (size_t i = 0; i < count; ++i) outs[i] = element(decisions, i, decision_size, "decisions");
     std::vector<rl::Outcome> outcomes = limiter->limiter->acquire_batch(std::move(calls));
     for (size_t i = 0; i < count; ++i) {
       if (outcomes[i].code != rl::Code::ok)
         return report(err, outcomes[i].code, outcomes[i].message);
-      fill(&decisions[i], outcomes[i].verdict);
+      fill(outs[i], outcomes[i].verdict);
     }
     return RL_OK;
   });
@@ -390,15 +475,7 @@ rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request*
       rl::fail_invalid("op: " + std::to_string(op_value) + " is not an rl_op");
     }
     rl::Call call = call_of(request, static_cast<rl::Op>(op_value));
-    limiter->limiter->run_async(std::move(call), [callback, user_data](rl::Outcome&& o) {
-      if (o.code != rl::Code::ok) {
-        const rl_error e{static_cast<rl_status>(o.code), std::move(o.message)};
-        callback(user_data, e.status, nullptr, &e);
-        return;
-      }
-      const rl_decision d = decision_of(o.verdict);
-      callback(user_data, RL_OK, &d, nullptr);
-    });
+    limiter->limiter->run_async(std::move(call), completion_of(callback, user_data));
     return RL_OK;
   });
 }

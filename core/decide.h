@@ -15,14 +15,17 @@ namespace rl {
 
 enum class Op { acquire, peek, refund, reset };
 
-// Folds per-limit verdicts as they come: `limit` comes from the one with
-// the least remaining. (No array of verdicts: zeroing one per call cost a
-// third of a memory-store acquire.)
+// Folds per-limit verdicts as they come: `limit` and `limit_index` come
+// from the one with the least remaining. (No array of verdicts: zeroing one
+// per call cost a third of a memory-store acquire.)
 class Fold {
  public:
+  // Verdicts come in the order of the limits: the count is the index.
   void add(const Verdict& v) {
+    const int index = added_++;
     if (empty_) {
       out_ = v;
+      out_.limit_index = index;
       empty_ = false;
       return;
     }
@@ -30,6 +33,7 @@ class Fold {
     if (v.remaining < out_.remaining) {
       out_.remaining = v.remaining;
       out_.limit = v.limit;
+      out_.limit_index = index;
     }
     if (out_.retry_after_us >= 0) {
       out_.retry_after_us =
@@ -42,6 +46,7 @@ class Fold {
  private:
   Verdict out_;
   bool empty_ = true;
+  int added_ = 0;
 };
 
 // Applies `op` to `states` (one per rate, mutated in place when the op

@@ -187,7 +187,8 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
   MemoryBackend(std::shared_ptr<MemoryStore> store, std::shared_ptr<MemoryStore::Table> table)
       : store_(std::move(store)), table_(std::move(table)) {}
 
-  Outcome run(Op op, std::string_view key, int64_t cost) override {
+  // Nothing here waits, so no deadline can pass: timeout_us is not needed.
+  Outcome run(Op op, std::string_view key, int64_t cost, int64_t /*timeout_us*/) override {
     if (store_->closed()) return shutdown_outcome();
     Outcome o;
     o.verdict = table_->run(op, key, cost, store_->clock().now_us());
@@ -198,7 +199,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
   void run_async(Call call, Completion done) override {
     // The task owns the backend: the limiter may be freed before it runs.
     auto task = [self = shared_from_this(), call = std::move(call), done](bool shutting_down) {
-      done(shutting_down ? shutdown_outcome() : self->run(call.op, call.key, call.cost));
+      done(shutting_down ? shutdown_outcome() : self->run(call.op, call.key, call.cost, 0));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {
       throw Error(Code::shutdown, "store: closed");
@@ -210,7 +211,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     if (store_->closed()) throw Error(Code::shutdown, "store: closed");
     std::vector<Outcome> outcomes;
     outcomes.reserve(calls.size());
-    for (const Call& c : calls) outcomes.push_back(run(c.op, c.key, c.cost));
+    for (const Call& c : calls) outcomes.push_back(run(c.op, c.key, c.cost, 0));
     return outcomes;
   }
 
@@ -219,7 +220,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
       if (shutting_down) return done(shutdown_outcome(), {});
       std::vector<Outcome> outcomes;
       outcomes.reserve(calls.size());
-      for (const Call& c : calls) outcomes.push_back(self->run(c.op, c.key, c.cost));
+      for (const Call& c : calls) outcomes.push_back(self->run(c.op, c.key, c.cost, 0));
       done(Outcome{}, std::move(outcomes));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {

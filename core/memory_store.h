@@ -27,6 +27,12 @@ class MemoryStore final : public Store, public std::enable_shared_from_this<Memo
   void close() override;
   Clock& clock() override { return *clock_; }
   StoreStats* stats() override { return &stats_; }
+  bool post_after(int64_t delay_us, Executor::Task task) override {
+    return !closed() && executor_.post_after(std::chrono::microseconds(delay_us), std::move(task));
+  }
+  bool on_own_thread() const override { return executor_.on_own_thread(); }
+  const char* scheme() const override { return "memory"; }
+  bool in_process() const override { return true; }
 
   bool closed() const { return closed_.load(std::memory_order_acquire); }
   Executor& executor() { return executor_; }

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "failover/metrics_text.h"
 #include "failover/store_stats.h"
+#include "executor.h"
 #include "policy.h"
 #include "settings.h"
 #include "verdict.h"
@@ -37,6 +38,9 @@ struct Call {
   Op op = Op::acquire;
   std::string key;
   int64_t cost = 0;
+  // This call's deadline in us from its start; 0: the store's timeout. A
+  // store that waits for I/O keeps the earlier of the two.
+  int64_t timeout_us = 0;
 };
 
 // Completions run exactly once, on a thread of the store, never inside the
@@ -49,8 +53,8 @@ using BatchCompletion = std::function<void(Outcome&& failure, std::vector<Outcom
 class Backend {
  public:
   virtual ~Backend() = default;
-  // Runs one call and waits for it.
-  virtual Outcome run(Op op, std::string_view key, int64_t cost) = 0;
+  // Runs one call and waits for it (timeout_us as in Call).
+  virtual Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) = 0;
   virtual void run_async(Call call, Completion done) = 0;
   virtual void run_batch_async(std::vector<Call> calls, BatchCompletion done) = 0;
   // Runs a batch and waits: one outcome per call, in order. Throws rl::Error
@@ -70,6 +74,17 @@ class Store {
   virtual StoreStats* stats() { return nullptr; }
   // The statistics with the breaker's state, for rl_store_get_stats.
   virtual StatsView stats_view() { return StatsView{stats()}; }
+  // Runs task on a thread of the store after delay_us (acquire_wait's
+  // sleeps: a timer, not a blocked thread). close() runs every task still
+  // waiting with shutting_down = true before it returns. False (the task is
+  // dropped) once the store is closing.
+  virtual bool post_after(int64_t delay_us, Executor::Task task) = 0;
+  // True on a thread of the store, where a sync call would wait for itself.
+  virtual bool on_own_thread() const = 0;
+  // "memory", "redis": the URL scheme the store was opened with.
+  virtual const char* scheme() const = 0;
+  // State lives in this process: calls never wait for I/O.
+  virtual bool in_process() const = 0;
 };
 
 // Opens "memory://" or "redis://..." with settings from the URL's query and

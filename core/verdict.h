@@ -19,6 +19,7 @@ struct Verdict {
   int64_t retry_after_us = 0;  // -1: never
   int64_t reset_after_us = 0;
   Source source = Source::store;
+  int limit_index = 0;  // which limit decided (0-based, in the `limit` setting's order)
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).

@@ -132,7 +132,7 @@ void check_call(rl_status status, rl_error* err, bool valid, const rl_decision* 
 void run_op(rl_store* store, rl_limiter* limiter, const Limits& limits, const Line& op) {
   const bool key_ok = !op.key.empty() && op.key.size() <= RL_MAX_KEY_LEN;
   const int64_t cost = op.number;
-  const rl_request request{RL_REQUEST_VERSION, op.key.data(), op.key.size(), cost};
+  const rl_request request{RL_REQUEST_VERSION, op.key.data(), op.key.size(), cost, 0};
   rl_decision d{};
   d.version = RL_DECISION_VERSION;
   rl_error* err = nullptr;
@@ -155,7 +155,7 @@ void run_op(rl_store* store, rl_limiter* limiter, const Limits& limits, const Li
   } else if (op.verb == "batch") {
     const size_t n = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(cost, 1)), kMaxBatch);
     const std::vector<rl_request> requests(
-        n, rl_request{RL_REQUEST_VERSION, op.key.data(), op.key.size(), 1});
+        n, rl_request{RL_REQUEST_VERSION, op.key.data(), op.key.size(), 1, 0});
     std::vector<rl_decision> decisions(n, d);
     const rl_status s =
         rl_limiter_acquire_batch(limiter, requests.data(), n, decisions.data(), &err);

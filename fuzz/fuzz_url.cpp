@@ -84,7 +84,7 @@ void check_store_open(const std::string& text, const std::optional<rl::Url>& url
   check(rl_config_set(cfg, "limit", "2/s", nullptr) == RL_OK, "limit 2/s refused");
   rl_limiter* limiter = nullptr;
   check(rl_limiter_new(store, cfg, &limiter, nullptr) == RL_OK, "limiter on a new store refused");
-  const rl_request request{RL_REQUEST_VERSION, "k", 1, 1};
+  const rl_request request{RL_REQUEST_VERSION, "k", 1, 1, 0};
   rl_decision decision{};
   decision.version = RL_DECISION_VERSION;
   check(rl_limiter_acquire(limiter, &request, &decision, nullptr) == RL_OK,

@@ -113,23 +113,25 @@ local function verdict(r)
   return { allowed = false, limit = r.limit, remaining = 0, retry = 0, reset = 0 }
 end
 
--- remaining: the smallest (its limit goes with it); retry and reset: the
--- largest, with retry -1 (never) dominating.
+-- remaining: the smallest (its limit and 0-based index go with it, the
+-- first on a tie); retry and reset: the largest, with retry -1 (never)
+-- dominating.
 local function combine(vs)
-  local out = vs[1]
+  local out, index = vs[1], 0
   for i = 2, #vs do
     local v = vs[i]
     out.allowed = out.allowed and v.allowed
     if v.remaining < out.remaining then
       out.remaining = v.remaining
       out.limit = v.limit
+      index = i - 1
     end
     if out.retry >= 0 then
       if v.retry < 0 then out.retry = -1 else out.retry = max(out.retry, v.retry) end
     end
     out.reset = max(out.reset, v.reset)
   end
-  return { out.allowed and 1 or 0, out.limit, out.remaining, out.retry, out.reset }
+  return { out.allowed and 1 or 0, out.limit, out.remaining, out.retry, out.reset, index }
 end
 
 -- refund and reset change every limit, then report the state afterwards.

@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
     printf("reset %s\n", key);
     rc = 0;
   } else {
-    rl_request request = {RL_REQUEST_VERSION, key, strlen(key), cost};
+    rl_request request = {
+        .version = RL_REQUEST_VERSION, .key = key, .key_len = strlen(key), .cost = cost};
     rl_decision d = {.version = RL_DECISION_VERSION};
     rl_status status = is_peek ? rl_limiter_peek(limiter, &request, &d, &err)
                                : rl_limiter_acquire(limiter, &request, &d, &err);

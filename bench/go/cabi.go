@@ -10,7 +10,7 @@ package main
 // #include <rl/rl.h>
 //
 // static rl_status acquire_sync(rl_limiter *limiter, const char *key, size_t key_len) {
-//   const rl_request request = {RL_REQUEST_VERSION, key, key_len, 1};
+//   const rl_request request = {.version = RL_REQUEST_VERSION, .key = key, .key_len = key_len, .cost = 1};
 //   rl_decision decision = {.version = RL_DECISION_VERSION};
 //   return rl_limiter_acquire(limiter, &request, &decision, NULL);
 // }

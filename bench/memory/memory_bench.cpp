@@ -65,7 +65,8 @@ void acquire(benchmark::State& state, bool hot_key) {
   // Thread t cycles through its own slice of the keys (or all share key 0).
   const size_t slice = kKeys / state.threads();
   const size_t first = slice * state.thread_index();
-  rl_request request{RL_REQUEST_VERSION, nullptr, 0, 1};
+  rl_request request = RL_REQUEST_INIT;
+  request.cost = 1;
   rl_decision decision{};
   decision.version = RL_DECISION_VERSION;
   int64_t admitted = 0;

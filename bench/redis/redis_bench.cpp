@@ -106,7 +106,10 @@ class Limiter {
   Limiter& operator=(const Limiter&) = delete;
 
   rl_decision acquire(const std::string& key) {
-    const rl_request request = {RL_REQUEST_VERSION, key.data(), key.size(), 1};
+    rl_request request = RL_REQUEST_INIT;
+    request.key = key.data();
+    request.key_len = key.size();
+    request.cost = 1;
     rl_decision decision{};
     decision.version = RL_DECISION_VERSION;
     check(rl_limiter_acquire(limiter_, &request, &decision, &err_));
@@ -253,7 +256,10 @@ struct Chains {
     const int i = started++;
     if (i >= n) return;
     const std::string& key = keys[i % keys.size()];
-    const rl_request request = {RL_REQUEST_VERSION, key.data(), key.size(), 1};
+    rl_request request = RL_REQUEST_INIT;
+    request.key = key.data();
+    request.key_len = key.size();
+    request.cost = 1;
     rl_error* err = nullptr;
     if (rl_limiter_acquire_async(limiter->handle(), &request, &Chains::done, this, &err) != RL_OK) {
       fail(std::string("rl_limiter_acquire_async: ") + rl_error_message(err));

@@ -35,9 +35,10 @@ func (l *Limiter) AcquireBatch(ctx context.Context, requests []Request) ([]Decis
 	// The keys stay where they are: pinned, C may read them during the call.
 	var pinner runtime.Pinner
 	defer pinner.Unpin()
+	timeoutUs := requestTimeoutUs(ctx)
 	reqs := make([]C.rl_request, len(requests))
 	for i, r := range requests {
-		reqs[i] = C.rl_request{version: C.RL_REQUEST_VERSION, key_len: C.size_t(len(r.Key)), cost: C.int64_t(r.Cost)}
+		reqs[i] = C.rl_request{version: C.RL_REQUEST_VERSION, key_len: C.size_t(len(r.Key)), cost: C.int64_t(r.Cost), timeout_us: C.int64_t(timeoutUs)}
 		if len(r.Key) > 0 {
 			key := cKey(r.Key)
 			pinner.Pin(key)

@@ -58,6 +58,7 @@ type expectation struct {
 	Remaining    *int64 `yaml:"remaining"`
 	RetryAfterUs *int64 `yaml:"retry_after_us"`
 	ResetAfterUs *int64 `yaml:"reset_after_us"`
+	LimitIndex   *int64 `yaml:"limit_index"`
 }
 
 func TestConformance(t *testing.T) {
@@ -286,6 +287,7 @@ func (e *expectation) check(at string, d Decision) string {
 	want("remaining", d.Remaining, e.Remaining)
 	want("retry_after_us", us(d.RetryAfter), e.RetryAfterUs)
 	want("reset_after_us", us(d.ResetAfter), e.ResetAfterUs)
+	want("limit_index", int64(d.LimitIndex), e.LimitIndex)
 	if len(diffs) == 0 {
 		return ""
 	}

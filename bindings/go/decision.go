@@ -23,6 +23,9 @@ type Decision struct {
 	RetryAfter time.Duration
 	// ResetAfter is the time until the key is back to its full capacity.
 	ResetAfter time.Duration
+	// LimitIndex is which limit decided: its index in Limiter.Limits (exact
+	// even when limits share a value, as in "100/s, 100/h").
+	LimitIndex int
 }
 
 func decisionOf(d *C.rl_decision) Decision {
@@ -32,6 +35,7 @@ func decisionOf(d *C.rl_decision) Decision {
 		Remaining:  int64(d.remaining),
 		RetryAfter: durationOf(d.retry_after_us),
 		ResetAfter: durationOf(d.reset_after_us),
+		LimitIndex: int(d.limit_index),
 	}
 }
 

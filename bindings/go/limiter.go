@@ -16,13 +16,16 @@ import (
 //
 // Every call runs asynchronously in rl and waits on a channel, so goroutines
 // waiting on Redis park like any other goroutine instead of holding an OS
-// thread each. If ctx ends first the call returns ctx.Err() at once; the
-// reply, when it comes, is dropped (an acquire may still have been counted).
+// thread each. ctx's deadline is passed to rl as the call's own deadline
+// (rl_request.timeout_us), so the store gives up by then too. If ctx ends
+// first the call returns ctx.Err() at once; the reply, when it comes, is
+// dropped (an acquire may still have been counted).
 type Limiter struct {
 	mu      sync.RWMutex  // Close takes it to free c; calls hold it shared
 	c       *C.rl_limiter // nil once closed
 	store   *Store        // kept reachable: dropping it would close it
 	config  Config
+	name    string
 	limits  []Limit
 	cleanup runtime.Cleanup
 }
@@ -86,6 +89,9 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 // Config is the configuration the limiter was made with.
 func (l *Limiter) Config() Config { return l.config }
 
+// Name is the limiter's name as rl holds it: Config.Name, or "default".
+func (l *Limiter) Name() string { return l.name }
+
 // Limits are its limits as rl parsed them, in the order of Config.Limit.
 func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
 
@@ -126,7 +132,8 @@ func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decis
 	}
 	p := &pendingCall{done: make(chan callResult, 1)}
 	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_call_async(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost), h, cerr)
+		return C.rlgo_call_async(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost),
+			C.int64_t(requestTimeoutUs(ctx)), h, cerr)
 	})
 	if err != nil {
 		return Decision{}, err
@@ -162,6 +169,16 @@ func (l *Limiter) start(pending any, begin func(*C.rl_limiter, C.uintptr_t, **C.
 		return newError(StatusShutdown, "limiter: closed")
 	}
 	return takeError(st, cerr)
+}
+
+// requestTimeoutUs is ctx's deadline as rl_request.timeout_us, so that the
+// store ends its call by it too (0: no deadline, the store's timeout_ms).
+func requestTimeoutUs(ctx context.Context) int64 {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	return max(1, time.Until(deadline).Microseconds())
 }
 
 // cKey passes the bytes of key to C without a copy: rl copies the key

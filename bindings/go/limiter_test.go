@@ -178,3 +178,53 @@ func TestLimitsAreWhatRlParsed(t *testing.T) {
 		t.Fatal("Limits() handed out its own slice")
 	}
 }
+
+func TestLimitIndexNameAndInfoComeFromLibrl(t *testing.T) {
+	ctx := context.Background()
+	s := openManual(t)
+	if info := s.Info(); info != (StoreInfo{Scheme: "memory", InProcess: true, ManualClock: true}) {
+		t.Fatalf("Info() = %+v", info)
+	}
+	if name := newLimiter(t, s, Config{Limit: "1/s"}).Name(); name != "default" {
+		t.Fatalf("unnamed limiter: Name() = %q, want librl's default", name)
+	}
+	// "100/s, 100/h": both limits are 100, so only LimitIndex tells them apart.
+	lim := newLimiter(t, s, Config{Limit: "100/s, 100/h", Name: "api"})
+	if lim.Name() != "api" {
+		t.Fatalf("Name() = %q", lim.Name())
+	}
+	if d, err := lim.Acquire(ctx, "k", 100); err != nil || d.LimitIndex != 0 {
+		t.Fatalf("first: %+v, %v; want index 0 (a tie)", d, err)
+	}
+	if err := s.AdvanceClock(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	d, err := lim.Acquire(ctx, "k", 1)
+	if err != nil || d.Allowed || d.Limit != 100 || d.LimitIndex != 1 {
+		t.Fatalf("after 2s: %+v, %v; want denied by 100/h (index 1)", d, err)
+	}
+}
+
+func TestAcquireWaitPastItsDeadlineIsTheDenialNotAnError(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, "memory://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lim := newLimiter(t, s, Config{Limit: "1/h"})
+	lim.Acquire(ctx, "k", 1)
+	// However the race between ctx's timer and rl's answer goes, the answer
+	// is rl's denial: ctx's deadline is rl's deadline.
+	for i := 0; i < 50; i++ {
+		short, cancel := context.WithTimeout(ctx, time.Duration(i)*time.Microsecond+time.Microsecond)
+		d, err := lim.AcquireWait(short, "k", 1)
+		cancel()
+		if err == nil && d.Allowed {
+			t.Fatalf("admitted: %+v", d)
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+}

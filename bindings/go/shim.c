@@ -13,10 +13,27 @@ static void on_batch_done(void* user_data, rl_status status, const rl_decision* 
                     (rl_error*)err);
 }
 
+static rl_request request_of(const char* key, size_t key_len, int64_t cost, int64_t timeout_us) {
+  rl_request request = RL_REQUEST_INIT;
+  request.key = key;
+  request.key_len = key_len;
+  request.cost = cost;
+  request.timeout_us = timeout_us;
+  return request;
+}
+
 rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t key_len,
-                          int64_t cost, uintptr_t handle, rl_error** err) {
-  const rl_request request = {RL_REQUEST_VERSION, key, key_len, cost};
+                          int64_t cost, int64_t timeout_us, uintptr_t handle, rl_error** err) {
+  const rl_request request = request_of(key, key_len, cost, timeout_us);
   return rl_limiter_call_async(limiter, (rl_op)op, &request, on_call_done, (void*)handle, err);
+}
+
+rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
+                                  int64_t cost, int64_t wait_us, int64_t timeout_us,
+                                  uintptr_t handle, rl_error** err) {
+  const rl_request request = request_of(key, key_len, cost, timeout_us);
+  return rl_limiter_acquire_wait_async(limiter, &request, wait_us, on_call_done, (void*)handle,
+                                       err);
 }
 
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,

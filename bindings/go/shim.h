@@ -8,9 +8,15 @@
 #include <stdint.h>
 
 /* rl_limiter_call_async for one key; the key is copied by rl before this
- * returns. handle is the cgo.Handle of the waiting Go call. */
+ * returns. timeout_us is the request's deadline (0: the store's). handle is
+ * the cgo.Handle of the waiting Go call. */
 rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t key_len,
-                          int64_t cost, uintptr_t handle, rl_error** err);
+                          int64_t cost, int64_t timeout_us, uintptr_t handle, rl_error** err);
+
+/* rl_limiter_acquire_wait_async, completing into rlgoCompleteCall. */
+rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
+                                  int64_t cost, int64_t wait_us, int64_t timeout_us,
+                                  uintptr_t handle, rl_error** err);
 
 /* rl_limiter_acquire_batch_async completing into rlgoCompleteBatch. */
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,

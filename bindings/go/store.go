@@ -19,7 +19,7 @@ import (
 type Store struct {
 	mu      sync.RWMutex // Close takes it to free c; calls hold it shared
 	c       *C.rl_store  // nil once closed
-	manual  bool         // opened with clock=manual
+	info    StoreInfo
 	cleanup runtime.Cleanup
 }
 
@@ -65,9 +65,29 @@ func open(url string) (*Store, error) {
 		return nil, takeError(st, cerr)
 	}
 	liveStores.Add(1)
-	s := &Store{c: c, manual: C.rl_store_clock_advance(c, 0, nil) == C.RL_OK}
+	s := &Store{c: c, info: describe(c)}
 	s.cleanup = runtime.AddCleanup(s, freeStore, c)
 	return s, nil
+}
+
+// StoreInfo says what a store is (rl_store_describe).
+type StoreInfo struct {
+	Scheme      string // "memory" or "redis"
+	InProcess   bool   // state lives in this process (memory://): calls never wait for I/O
+	ManualClock bool   // opened with clock=manual
+}
+
+// Info says what the store is. It stays true after Close.
+func (s *Store) Info() StoreInfo { return s.info }
+
+func describe(c *C.rl_store) StoreInfo {
+	info := C.rl_store_info{version: C.RL_STORE_INFO_VERSION}
+	C.rl_store_describe(c, &info, nil) // an open store and a set version: cannot fail
+	return StoreInfo{
+		Scheme:      C.GoString(info.scheme),
+		InProcess:   info.in_process != 0,
+		ManualClock: info.manual_clock != 0,
+	}
 }
 
 func freeStore(c *C.rl_store) {
@@ -109,7 +129,7 @@ func (s *Store) Limiter(cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	liveLimiters.Add(1)
-	l := &Limiter{c: c, store: s, config: cfg, limits: limitsOf(c)}
+	l := &Limiter{c: c, store: s, config: cfg, name: C.GoString(C.rl_limiter_name(c)), limits: limitsOf(c)}
 	l.cleanup = runtime.AddCleanup(l, freeLimiter, c)
 	return l, nil
 }

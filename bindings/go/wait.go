@@ -1,35 +1,62 @@
 package rl
 
+// #include "shim.h"
+import "C"
+
 import (
 	"context"
+	"errors"
+	"math"
 	"time"
 )
 
 // AcquireWait acquires cost units of key, and while denied waits the
-// RetryAfter it was told and tries again. It returns:
+// RetryAfter it was told and tries again (rl_limiter_acquire_wait_async:
+// the wait is a timer on rl's thread, not a parked goroutine or a blocked
+// thread). ctx's deadline is rl's deadline for the whole wait and for each
+// store call in it. It returns:
 //   - the admitting decision, once admitted;
 //   - the denial and nil error at once, when the request can never be
 //     admitted (RetryAfter Never), when the wait would end after ctx's
-//     deadline (no sleeping in vain), or on a clock=manual store (its time
+//     deadline (no waiting in vain), or on a clock=manual store (its time
 //     only moves when told, so waiting would never end);
-//   - the last denial and ctx.Err() when ctx ends while it waits.
-//
-// The wait is a timer in Go, not a blocked thread.
+//   - ctx.Err() when ctx is canceled while it waits, or its deadline passes
+//     during a store call. rl's wait goes on until its next answer; should
+//     that admit the request, the units are refunded.
 func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Decision, error) {
-	for {
-		d, err := l.Acquire(ctx, key, cost)
-		if err != nil || d.Allowed || d.RetryAfter == Never || l.store.manual {
-			return d, err
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d.RetryAfter {
-			return d, nil
-		}
-		timer := time.NewTimer(d.RetryAfter)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return d, ctx.Err()
-		}
+	if err := checkContext(ctx); err != nil {
+		return Decision{}, err
 	}
+	waitUs := int64(math.MaxInt64) // rl caps it at 2^52 us
+	if deadline, ok := ctx.Deadline(); ok {
+		waitUs = max(0, time.Until(deadline).Microseconds())
+	}
+	p := &pendingCall{done: make(chan callResult, 1)}
+	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
+		return C.rlgo_acquire_wait_async(c, cKey(key), C.size_t(len(key)), C.int64_t(cost),
+			C.int64_t(waitUs), C.int64_t(requestTimeoutUs(ctx)), h, cerr)
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	select {
+	case r := <-p.done:
+		return r.decision, r.err
+	case <-ctx.Done():
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The deadline is rl's too, so its answer is due now: the denial the
+		// wait ended on, or a store call cut short by the deadline.
+		r := <-p.done
+		if r.err != nil {
+			return Decision{}, ctx.Err()
+		}
+		return r.decision, nil
+	}
+	go func() {
+		if r := <-p.done; r.err == nil && r.decision.Allowed {
+			l.Refund(context.Background(), key, cost) // nobody took the units
+		}
+	}()
+	return Decision{}, ctx.Err()
 }

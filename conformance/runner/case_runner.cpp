@@ -22,8 +22,8 @@ const std::set<std::string> kVerbs = {"acquire", "peek", "refund", "reset", "adv
 const std::set<std::string> kStepModifiers = {"repeat", "each", "expect", "error",
                                               "message_contains"};
 const std::set<std::string> kRequestFields = {"key", "key_hex", "key_len", "cost"};
-const std::set<std::string> kDecisionFields = {"allowed", "limit", "remaining", "retry_after_us",
-                                               "reset_after_us"};
+const std::set<std::string> kDecisionFields = {"allowed",        "limit",          "remaining",
+                                               "retry_after_us", "reset_after_us", "limit_index"};
 
 void require_map(const YAML::Node& node, const std::string& where) {
   if (!node.IsMap()) throw BadCase(where + " must be a map");
@@ -84,7 +84,7 @@ std::string describe(const rl_decision& d) {
   std::ostringstream s;
   s << "{allowed: " << (d.allowed ? "true" : "false") << ", limit: " << d.limit
     << ", remaining: " << d.remaining << ", retry_after_us: " << d.retry_after_us
-    << ", reset_after_us: " << d.reset_after_us << "}";
+    << ", reset_after_us: " << d.reset_after_us << ", limit_index: " << d.limit_index << "}";
   return s.str();
 }
 
@@ -109,6 +109,7 @@ std::string compare_decision(const YAML::Node& expect, const rl_decision& d,
     const int64_t got = field == "limit"            ? d.limit
                         : field == "remaining"      ? d.remaining
                         : field == "retry_after_us" ? d.retry_after_us
+                        : field == "limit_index"    ? d.limit_index
                                                     : d.reset_after_us;
     if (want != got) differ(field, std::to_string(want), std::to_string(got));
   }

@@ -22,8 +22,8 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
     }
   }
 
-  Outcome run(Op op, std::string_view key, int64_t cost) override {
-    return counted(decide(op, key, cost));
+  Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) override {
+    return counted(decide(op, key, cost, timeout_us));
   }
 
   void run_async(Call call, Completion done) override {
@@ -49,7 +49,13 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
 
   std::vector<Outcome> run_batch(std::vector<Call> calls) override {
     const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) return counted_all(fallback_all(calls, refused()));
+    if (permit == Permit::reject) {
+      if (failure_.on_failure == OnFailure::closed) {
+        const Outcome o = refused();
+        throw Error(o.code, o.message);
+      }
+      return counted_all(fallback_all(calls, refused()));
+    }
     std::vector<Call> kept = calls;  // what the fallbacks decide, if any
     std::vector<Outcome> outcomes;
     const auto started = Steady::now();
@@ -57,7 +63,8 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
       outcomes = inner_->run_batch(std::move(calls));
     } catch (const Error& e) {
       timed(started);
-      if (!settle(permit, e.code(), e.what())) throw;
+      // A batch that failed as a whole stays so under on_failure=closed.
+      if (!settle(permit, e.code(), e.what()) || failure_.on_failure == OnFailure::closed) throw;
       return counted_all(fallback_all(kept, Outcome::failure(e.code(), e.what())));
     }
     timed(started);
@@ -69,6 +76,7 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
     const Permit permit = store_->breaker().admit();
     if (permit == Permit::reject) {
       auto task = [self = shared_from_this(), calls = std::move(calls), done]() {
+        if (self->failure_.on_failure == OnFailure::closed) return done(self->refused(), {});
         done(Outcome{}, self->counted_all(self->fallback_all(calls, self->refused())));
       };
       post(std::move(task), [done](Outcome&& o) { done(std::move(o), {}); });
@@ -80,7 +88,8 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
                        done](Outcome&& failure, std::vector<Outcome>&& outcomes) {
       self->timed(started);
       if (failure.code != Code::ok) {
-        if (!self->settle(permit, failure.code, failure.message)) {
+        if (!self->settle(permit, failure.code, failure.message) ||
+            self->failure_.on_failure == OnFailure::closed) {
           self->counted(Outcome(failure));
           return done(std::move(failure), {});
         }
@@ -96,11 +105,11 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
   using Steady = std::chrono::steady_clock;
 
   // One sync call: through the breaker to the store, or to the fallback.
-  Outcome decide(Op op, std::string_view key, int64_t cost) {
+  Outcome decide(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {
     const Permit permit = store_->breaker().admit();
     if (permit == Permit::reject) return fallback(op, key, cost, refused());
     const auto started = Steady::now();
-    Outcome o = inner_->run(op, key, cost);
+    Outcome o = inner_->run(op, key, cost, timeout_us);
     timed(started);
     if (!settle(permit, o.code, o.message)) return o;
     return fallback(op, key, cost, std::move(o));
@@ -161,7 +170,7 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
         return o;
       }
       case OnFailure::local: {
-        Outcome o = local_->run(op, key, cost);
+        Outcome o = local_->run(op, key, cost, 0);
         o.verdict.source = Source::local;
         return o;
       }

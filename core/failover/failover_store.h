@@ -23,6 +23,12 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   std::shared_ptr<Backend> backend_for(const Policy& policy) override;
   void close() override;
   Clock& clock() override { return inner_->clock(); }
+  bool post_after(int64_t delay_us, Executor::Task task) override {
+    return inner_->post_after(delay_us, std::move(task));
+  }
+  bool on_own_thread() const override { return inner_->on_own_thread() || local_->on_own_thread(); }
+  const char* scheme() const override { return inner_->scheme(); }
+  bool in_process() const override { return inner_->in_process(); }
 
   CircuitBreaker& breaker() { return breaker_; }
   StoreStats* stats() override { return &stats_; }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "../executor.h"
 #include "../quote.h"
 #include "../store.h"
 #include "../url.h"
@@ -70,16 +71,18 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   return o;
 }
 
+// {allowed, limit, remaining, retry_after_us, reset_after_us, limit_index}
 Verdict verdict_of(const Reply& r, bool& ok) {
   Verdict v;
-  ok = r.type == Reply::Type::array && r.elements.size() == 5;
-  for (size_t i = 0; ok && i < 5; ++i) ok = r.elements[i].type == Reply::Type::integer;
+  ok = r.type == Reply::Type::array && r.elements.size() == 6;
+  for (size_t i = 0; ok && i < 6; ++i) ok = r.elements[i].type == Reply::Type::integer;
   if (!ok) return v;
   v.allowed = r.elements[0].integer != 0;
   v.limit = r.elements[1].integer;
   v.remaining = r.elements[2].integer;
   v.retry_after_us = r.elements[3].integer;
   v.reset_after_us = r.elements[4].integer;
+  v.limit_index = static_cast<int>(r.elements[5].integer);
   return v;
 }
 
@@ -98,14 +101,14 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
  public:
   RedisBackend(std::shared_ptr<RedisStore> store, const Policy& policy);
 
-  Outcome run(Op op, std::string_view key, int64_t cost) override;
+  Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) override;
   void run_async(Call call, Completion done) override;
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override;
   std::vector<Outcome> run_batch(std::vector<Call> calls) override;
 
  private:
   ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
-  Outcome outcome_of(Failure&& failure, const Reply* reply) const;
+  Outcome outcome_of(Failure&& failure, const Reply* reply, int64_t timeout_us) const;
 
   std::shared_ptr<RedisStore> store_;
   Algorithm algorithm_;
@@ -145,23 +148,43 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
       finish();
       std::unique_lock lock(close_mutex_, std::try_to_lock);
       if (lock.owns_lock() && thread_.joinable()) thread_.detach();  // else its closer joins it
+      timers_.shutdown();
       return;
     }
     std::lock_guard lock(close_mutex_);
-    if (!thread_.joinable()) return;  // closed before
-    asio::post(runtime_->io, finish);
-    thread_.join();
+    if (thread_.joinable()) {  // else closed before
+      asio::post(runtime_->io, finish);
+      thread_.join();
+    }
+    // After the I/O thread: its last completions may still set timers.
+    timers_.shutdown();
   }
 
   Clock& clock() override { return *clock_; }
 
   // The single way decisions reach Redis. Throws Code::shutdown after close.
-  void submit(std::string_view hash_tag, std::vector<ScriptCall> calls, ReplyHandler done) {
+  // timeout_us (0: none) may only bring the store's deadline forward.
+  void submit(std::string_view hash_tag, std::vector<ScriptCall> calls, int64_t timeout_us,
+              ReplyHandler done) {
     if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
     Connection& node = runtime_->topology->node_for(hash_tag);
-    run_scripts(node, std::move(calls), std::chrono::steady_clock::now() + options_.timeout,
-                std::move(done));
+    run_scripts(node, std::move(calls),
+                std::chrono::steady_clock::now() + effective_timeout(timeout_us), std::move(done));
   }
+
+  std::chrono::microseconds effective_timeout(int64_t timeout_us) const {
+    const std::chrono::microseconds store_timeout = options_.timeout;
+    if (timeout_us <= 0) return store_timeout;
+    return std::min(store_timeout, std::chrono::microseconds(timeout_us));
+  }
+
+  bool post_after(int64_t delay_us, Executor::Task task) override {
+    return !closed_.load(std::memory_order_acquire) &&
+           timers_.post_after(std::chrono::microseconds(delay_us), std::move(task));
+  }
+  bool on_own_thread() const override { return on_io_thread() || timers_.on_own_thread(); }
+  const char* scheme() const override { return "redis"; }
+  bool in_process() const override { return false; }
 
   const std::string& node_name(std::string_view hash_tag) {
     return runtime_->topology->node_for(hash_tag).name();
@@ -184,6 +207,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   std::thread thread_;
   std::atomic<bool> closed_{false};
   std::mutex close_mutex_;
+  Executor timers_;  // acquire_wait's sleeps; its thread starts with the first
 };
 
 RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& policy)
@@ -212,10 +236,14 @@ ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) 
 
 // Every call's result passes through here: the one place where fail-open
 // and local fallback (a later issue) will turn a failure into a decision.
-Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply) const {
+Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply, int64_t timeout_us) const {
   if (failure) {
     if (failure.code == Code::timeout) {
-      failure.message += " (timeout_ms=" + std::to_string(store_->options().timeout.count()) + ")";
+      const int64_t store_us = store_->options().timeout.count() * 1000;
+      failure.message +=
+          timeout_us > 0 && timeout_us < store_us
+              ? " (request timeout_us=" + std::to_string(timeout_us) + ")"
+              : " (timeout_ms=" + std::to_string(store_->options().timeout.count()) + ")";
     }
     return Outcome::failure(failure.code, std::move(failure.message));
   }
@@ -233,11 +261,11 @@ Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply) const {
 constexpr const char* kSyncOnIoThread =
     "store: a synchronous call from an rl callback would wait for itself; use the async call";
 
-Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost) {
+Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {
   if (store_->on_io_thread()) return Outcome::failure(Code::unsupported, kSyncOnIoThread);
   try {
     return wait_for<Outcome>([&](auto done) {
-      run_async(Call{op, std::string(key), cost}, std::move(done));
+      run_async(Call{op, std::string(key), cost, timeout_us}, std::move(done));
     });
   } catch (const Error& e) {
     if (e.code() == Code::shutdown) return shutdown_outcome();
@@ -263,27 +291,35 @@ void RedisBackend::run_async(Call call, Completion done) {
   std::vector<ScriptCall> calls;
   calls.push_back(script_call(call.op, call.key, call.cost));
   // The completion owns the backend: the limiter may be freed before it runs.
-  store_->submit(tag, std::move(calls),
-                 [self = shared_from_this(), done = std::move(done)](Failure&& f,
-                                                                     std::vector<Reply>&& replies) {
-                   done(self->outcome_of(std::move(f), replies.empty() ? nullptr : &replies[0]));
-                 });
+  const int64_t timeout_us = call.timeout_us;
+  store_->submit(
+      tag, std::move(calls), timeout_us,
+      [self = shared_from_this(), done = std::move(done), timeout_us](
+          Failure&& f, std::vector<Reply>&& replies) {
+        done(self->outcome_of(std::move(f), replies.empty() ? nullptr : &replies[0], timeout_us));
+      });
 }
 
-// All calls of a batch leave in one write per node (one node until Cluster).
+// All calls of a batch leave in one write per node (one node until Cluster),
+// so they share one deadline: the earliest any of them asked for.
 void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done) {
   std::vector<ScriptCall> scripts;
   scripts.reserve(calls.size());
-  for (const Call& c : calls) scripts.push_back(script_call(c.op, c.key, c.cost));
+  int64_t timeout_us = 0;
+  for (const Call& c : calls) {
+    scripts.push_back(script_call(c.op, c.key, c.cost));
+    if (c.timeout_us > 0 && (timeout_us == 0 || c.timeout_us < timeout_us))
+      timeout_us = c.timeout_us;
+  }
   const std::string tag = calls.empty() ? std::string() : escape_key(calls[0].key);
-  store_->submit(tag, std::move(scripts),
-                 [self = shared_from_this(), done = std::move(done)](Failure&& f,
-                                                                     std::vector<Reply>&& replies) {
-                   if (f) return done(self->outcome_of(std::move(f), nullptr), {});
+  store_->submit(tag, std::move(scripts), timeout_us,
+                 [self = shared_from_this(), done = std::move(done), timeout_us](
+                     Failure&& f, std::vector<Reply>&& replies) {
+                   if (f) return done(self->outcome_of(std::move(f), nullptr, timeout_us), {});
                    std::vector<Outcome> outcomes;
                    outcomes.reserve(replies.size());
                    for (const Reply& r : replies)
-                     outcomes.push_back(self->outcome_of(Failure{}, &r));
+                     outcomes.push_back(self->outcome_of(Failure{}, &r, timeout_us));
                    done(Outcome{}, std::move(outcomes));
                  });
 }

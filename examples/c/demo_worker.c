@@ -45,7 +45,8 @@ static void* hammer(void* arg) {
   pthread_barrier_wait(&start_together);
   w->first_call_us = wall_clock_us();
   for (long i = 0; i < w->attempts; i++) {
-    rl_request req = {RL_REQUEST_VERSION, w->key, strlen(w->key), 1};
+    rl_request req = {
+        .version = RL_REQUEST_VERSION, .key = w->key, .key_len = strlen(w->key), .cost = 1};
     rl_decision d = {.version = RL_DECISION_VERSION};
     rl_error* err = NULL;
     w->status = rl_limiter_acquire(w->limiter, &req, &d, &err);
@@ -86,7 +87,8 @@ static int open_limiter(char** argv, rl_store** store, rl_limiter** limiter) {
                  rl_limiter_new(*store, cfg, limiter, &err) == RL_OK;
   rl_config_free(cfg);
   if (!ok) return err != NULL ? fail(err) : 1;
-  rl_request warm = {RL_REQUEST_VERSION, argv[4], strlen(argv[4]), 0};
+  rl_request warm = {
+      .version = RL_REQUEST_VERSION, .key = argv[4], .key_len = strlen(argv[4]), .cost = 0};
   rl_decision d = {.version = RL_DECISION_VERSION};
   if (rl_limiter_peek(*limiter, &warm, &d, &err) != RL_OK) return fail(err);
   return 0;

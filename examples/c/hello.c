@@ -16,7 +16,7 @@ int main(void) {
   }
   rl_config_free(cfg);
   for (int i = 0; i < 7; i++) {
-    rl_request req = {RL_REQUEST_VERSION, "user:42", 7, 1};
+    rl_request req = {.version = RL_REQUEST_VERSION, .key = "user:42", .key_len = 7, .cost = 1};
     rl_decision d = {.version = RL_DECISION_VERSION};
     rl_limiter_acquire(limiter, &req, &d, NULL);
     printf("request %d: %s, remaining %lld, retry after %lld us\n", i + 1,

@@ -2,9 +2,14 @@
 #include <rl/rl.h>
 
 int main(void) {
-  rl_request request = {RL_REQUEST_VERSION, "k", 1, 1};
-  rl_decision decision = {RL_DECISION_VERSION, 0, 0, 0, 0, 0, RL_SOURCE_STORE};
+  rl_request request = RL_REQUEST_INIT;
+  rl_decision decision = RL_DECISION_INIT;
+  rl_store_info info = RL_STORE_INFO_INIT;
+  request.key = "k";
+  request.key_len = 1;
+  request.cost = 1;
   (void)request;
   (void)decision;
+  (void)info;
   return rl_status_name(RL_OK) != 0 ? 0 : 1;
 }

@@ -43,7 +43,11 @@ inline LimiterPtr make_limiter(rl_store* store, const SettingList& settings) {
 
 // The request points into `key`, which must outlive it.
 inline rl_request request(const std::string& key, int64_t cost) {
-  return rl_request{RL_REQUEST_VERSION, key.data(), key.size(), cost};
+  rl_request r = RL_REQUEST_INIT;
+  r.key = key.data();
+  r.key_len = key.size();
+  r.cost = cost;
+  return r;
 }
 
 inline rl_decision blank_decision() {

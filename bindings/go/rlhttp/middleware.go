@@ -67,14 +67,11 @@ func ClientIP(r *http.Request) string {
 type headers struct {
 	name   string     // the policy's name in the header fields
 	policy string     // RateLimit-Policy
-	limits []rl.Limit // as rl parsed them, to find which limit decided
+	limits []rl.Limit // as rl parsed them
 }
 
 func newHeaders(lim *rl.Limiter) headers {
-	h := headers{name: lim.Config().Name, limits: lim.Limits()}
-	if h.name == "" {
-		h.name = "default"
-	}
+	h := headers{name: lim.Name(), limits: lim.Limits()}
 	items := make([]string, len(h.limits))
 	for i, l := range h.limits {
 		items[i] = fmt.Sprintf("%q;q=%d;w=%d", h.itemName(i), l.Limit, seconds(l.Window))
@@ -93,15 +90,8 @@ func (h headers) itemName(i int) string {
 }
 
 func (h headers) set(header http.Header, d rl.Decision) {
-	item := 0
-	for i, l := range h.limits {
-		if l.Limit == d.Limit {
-			item = i
-			break
-		}
-	}
 	header.Set("RateLimit-Policy", h.policy)
-	header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", h.itemName(item), d.Remaining, seconds(d.ResetAfter)))
+	header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", h.itemName(d.LimitIndex), d.Remaining, seconds(d.ResetAfter)))
 	if !d.Allowed && d.RetryAfter != rl.Never {
 		header.Set("Retry-After", fmt.Sprint(seconds(d.RetryAfter)))
 	}

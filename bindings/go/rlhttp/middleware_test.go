@@ -69,3 +69,33 @@ func TestMiddlewareFailsWith503WhenTheLimiterFails(t *testing.T) {
 		t.Fatalf("got %d, want 503", rec.Code)
 	}
 }
+
+func TestRateLimitNamesTheDecidingLimitWhenLimitsShareAValue(t *testing.T) {
+	store, err := rl.Open(context.Background(), "memory://?clock=manual")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	lim, err := store.Limiter(rl.Config{Limit: "1/s, 1/1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lim.Close()
+	handler := Middleware(lim, Options{})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	get := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		return rec
+	}
+	if got := get().Header().Get("RateLimit"); got != `"default-0";r=0;t=3600` {
+		t.Fatalf("first RateLimit = %q (a tie names the first limit)", got)
+	}
+	store.AdvanceClock(2 * time.Second) // 1/s is full again, 1/1h is not: it decides
+	rec := get()
+	if rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if got := rec.Header().Get("RateLimit"); got != `"default-1";r=0;t=3598` {
+		t.Fatalf("RateLimit = %q, want the 1/1h limit named", got)
+	}
+}

@@ -13,7 +13,7 @@ const CASE_FIELDS = new Set(['name', 'limiter', 'clock', 'error', 'message_conta
 const VERBS = new Set(['acquire', 'peek', 'refund', 'reset', 'advance']);
 const STEP_MODIFIERS = new Set(['repeat', 'each', 'expect', 'error', 'message_contains']);
 const REQUEST_FIELDS = new Set(['key', 'key_hex', 'key_len', 'cost']);
-const DECISION_FIELDS = new Set(['allowed', 'limit', 'remaining', 'retry_after_us', 'reset_after_us']);
+const DECISION_FIELDS = new Set(['allowed', 'limit', 'remaining', 'retry_after_us', 'reset_after_us', 'limit_index']);
 
 // A mistake in a case file, as opposed to a failure of rl.
 class BadCase extends Error {}
@@ -50,6 +50,7 @@ function formatFields(d) {
     remaining: d.remaining,
     retry_after_us: us(d.retryAfterMs),
     reset_after_us: us(d.resetAfterMs),
+    limit_index: d.limitIndex,
   };
 }
 

@@ -16,6 +16,8 @@ export interface Decision {
   retryAfterMs: number;
   /** Milliseconds until the key is back to full capacity (fractional). */
   resetAfterMs: number;
+  /** Which limit decided: its index in `limiter.limits` (exact even when limits share a value). */
+  limitIndex: number;
 }
 
 /** A key: a string (its UTF-8 bytes) or raw bytes; 1 to maxKeyLength bytes. */
@@ -53,6 +55,11 @@ export interface OpenOptions {
   inline?: boolean;
 }
 
+export interface CallOptions {
+  /** This call's deadline at the store, when shorter than the store's timeoutMs (RlError RL_E_TIMEOUT). */
+  timeoutMs?: number;
+}
+
 export interface AcquireWaitOptions {
   /** Give up (returning the denial) when waiting would pass this many ms. Default: Infinity. */
   timeoutMs?: number;
@@ -72,11 +79,13 @@ export declare class Limiter {
   readonly settings: Readonly<Record<string, string>>;
   /** Its limits as librl parsed them, in the order of the `limit` setting. */
   readonly limits: ReadonlyArray<Readonly<{ limit: number; windowUs: number; burst: number }>>;
+  /** Its name as librl holds it ('default' when not set). */
+  readonly name: string;
   readonly store: Store;
-  acquire(key: Key, cost?: Cost): Promise<Decision>;
-  peek(key: Key, cost?: Cost): Promise<Decision>;
-  refund(key: Key, cost?: Cost): Promise<Decision>;
-  reset(key: Key): Promise<void>;
+  acquire(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
+  peek(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
+  refund(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
+  reset(key: Key, options?: CallOptions): Promise<void>;
   acquireBatch(requests: ReadonlyArray<BatchRequest>): Promise<Decision[]>;
   acquireWait(key: Key, cost?: Cost, options?: AcquireWaitOptions): Promise<Decision>;
 }
@@ -95,6 +104,8 @@ export declare class Store {
   readonly closed: boolean;
   /** True when opened with clock=manual. */
   readonly manualClock: boolean;
+  /** The URL scheme: 'memory' or 'redis'. */
+  readonly scheme: string;
   /** The manual clock, for tests: stores opened with clock=manual only (else RlError RL_E_INVALID_ARG). */
   readonly clock: ManualClock;
   limiter(options: LimiterOptions): Limiter;

@@ -5,9 +5,23 @@
 const native = require('./native');
 const { RlError } = require('./errors');
 const { readLastDecision } = require('./decision');
-const { sleep } = require('./sleep');
 
 const { ops } = native;
+
+// A duration option in ms as librl's microseconds (undefined stays so).
+// Infinity is `infinite`; librl checks nothing else it could name as timeoutMs.
+function microseconds(ms, what, infinite) {
+  if (ms === undefined) return undefined;
+  if (typeof ms !== 'number' || Number.isNaN(ms)) throw new TypeError(`${what}: must be a number, not ${typeof ms}`);
+  if (ms < 0) throw new RlError('RL_E_INVALID_ARG', `${what}: ${ms} is negative`);
+  return ms === Infinity ? infinite : Math.min(Math.floor(ms * 1000), Number.MAX_SAFE_INTEGER);
+}
+
+// A request's own deadline ({ timeoutMs }): librl's rl_request.timeout_us.
+const requestTimeoutUs = (options) => {
+  if (options === null || typeof options !== 'object') throw new TypeError('options: must be an object such as { timeoutMs: 50 }');
+  return microseconds(options.timeoutMs, 'timeoutMs', 0);
+};
 
 class Limiter {
   #handle;
@@ -21,6 +35,8 @@ class Limiter {
     this.settings = settings;
     /** Its limits as librl parsed them: [{ limit, windowUs, burst }, ...]. */
     this.limits = Object.freeze(native.limits(handle).map(Object.freeze));
+    /** Its name as librl holds it ('default' when the name setting was not given). */
+    this.name = native.name(handle);
     Object.freeze(this);
   }
 
@@ -30,29 +46,33 @@ class Limiter {
 
   // A local store answers at once (undefined: the decision is in
   // lastDecision); any other returns a promise of the decision.
-  async #call(op, key, cost) {
-    const pending = native.call(this.#handle, op, key, cost);
+  async #call(op, key, cost, options) {
+    const pending = native.call(this.#handle, op, key, cost, requestTimeoutUs(options));
     return pending === undefined ? readLastDecision() : pending;
   }
 
-  /** Decides one request of `cost` units and records it when admitted. */
-  acquire(key, cost = 1) {
-    return this.#call(ops.acquire, key, cost);
+  /**
+   * Decides one request of `cost` units and records it when admitted.
+   * `timeoutMs` (every call takes it): this call's deadline at the store,
+   * when shorter than the store's timeoutMs (RlError RL_E_TIMEOUT).
+   */
+  acquire(key, cost = 1, options = {}) {
+    return this.#call(ops.acquire, key, cost, options);
   }
 
   /** Decides without recording anything (cost 0: the key's state). */
-  peek(key, cost = 1) {
-    return this.#call(ops.peek, key, cost);
+  peek(key, cost = 1, options = {}) {
+    return this.#call(ops.peek, key, cost, options);
   }
 
   /** Gives `cost` units back to the key; resolves to its state afterwards. */
-  refund(key, cost = 1) {
-    return this.#call(ops.refund, key, cost);
+  refund(key, cost = 1, options = {}) {
+    return this.#call(ops.refund, key, cost, options);
   }
 
   /** Forgets the key: it is back to full capacity. */
-  async reset(key) {
-    await native.call(this.#handle, ops.reset, key, 0);
+  async reset(key, options = {}) {
+    await native.call(this.#handle, ops.reset, key, 0, requestTimeoutUs(options));
   }
 
   /** Acquires many keys in one round trip; each request is decided on its own. */
@@ -62,28 +82,40 @@ class Limiter {
 
   /**
    * Acquires, and while denied waits the retryAfterMs it was told and tries
-   * again, until admitted, until waiting would pass timeoutMs (then the last
+   * again (librl's rl_limiter_acquire_wait_async: a timer on rl's thread),
+   * until admitted, until waiting would pass timeoutMs (then the last
    * denial is returned at once, without waiting in vain), or until `signal`
-   * aborts (then it rejects with the signal's reason). A denial that can
+   * aborts (then it rejects with the signal's reason; should librl admit
+   * the request after that, the units are refunded). A denial that can
    * never be admitted (retryAfterMs -1) and any denial on a manual-clock
    * store (whose time never moves by itself) return at once.
    */
   async acquireWait(key, cost = 1, { timeoutMs = Infinity, signal } = {}) {
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
-      throw new TypeError(`timeoutMs: must be a number, not ${typeof timeoutMs}`);
-    }
-    if (timeoutMs < 0) throw new RlError('RL_E_INVALID_ARG', `timeoutMs: ${timeoutMs} is negative`);
+    const waitUs = microseconds(timeoutMs, 'timeoutMs', Number.MAX_SAFE_INTEGER);
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new TypeError('signal: must be an AbortSignal');
     }
     signal?.throwIfAborted();
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const decision = await this.acquire(key, cost);
-      if (decision.allowed || decision.retryAfterMs < 0 || this.#store.manualClock) return decision;
-      if (performance.now() + decision.retryAfterMs > deadline) return decision;
-      await sleep(decision.retryAfterMs, signal);
-    }
+    const [pending, id] = native.acquireWait(this.#handle, key, cost, waitUs);
+    if (signal === undefined) return pending;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        native.abandonWait(this.#handle, id); // it no longer holds the process open
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      pending.then(
+        (decision) => {
+          signal.removeEventListener('abort', onAbort);
+          if (!signal.aborted) return resolve(decision);
+          if (decision.allowed) this.refund(key, cost).catch(() => {}); // nobody took the units
+        },
+        (err) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err); // a no-op once aborted
+        },
+      );
+    });
   }
 }
 

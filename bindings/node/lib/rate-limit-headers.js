@@ -9,17 +9,16 @@ const ceilSeconds = (ms) => Math.ceil(ms / 1000);
 
 // A header writer for one limiter: call it with each decision.
 function rateLimitHeaders(limiter) {
-  const name = limiter.settings.name ?? 'default';
+  const { name } = limiter; // librl's, default included
   const limits = limiter.limits; // as librl parsed them: no second parser here
   const policyName = (i) => JSON.stringify(limits.length === 1 ? name : `${name}-${i}`);
   const windowSeconds = (l) => Math.max(1, Math.ceil(l.windowUs / 1e6));
   const policy = limits.map((l, i) => `${policyName(i)};q=${l.limit};w=${windowSeconds(l)}`).join(', ');
 
   return function headersFor(decision) {
-    const decided = Math.max(0, limits.findIndex((l) => l.limit === decision.limit));
     const headers = {
       'RateLimit-Policy': policy,
-      RateLimit: `${policyName(decided)};r=${decision.remaining};t=${ceilSeconds(decision.resetAfterMs)}`,
+      RateLimit: `${policyName(decision.limitIndex)};r=${decision.remaining};t=${ceilSeconds(decision.resetAfterMs)}`,
     };
     if (!decision.allowed && decision.retryAfterMs >= 0) {
       headers['Retry-After'] = String(Math.max(1, ceilSeconds(decision.retryAfterMs)));

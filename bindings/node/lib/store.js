@@ -17,8 +17,11 @@ class Store {
     this.#handle = handle;
     /** The URL it was opened with, its password replaced by '***'. */
     this.url = redactUrl(url);
+    const described = native.describe(handle);
     /** True when opened with clock=manual: time moves only through `clock`. */
-    this.manualClock = hasManualClock(handle);
+    this.manualClock = described.manualClock;
+    /** The URL scheme: 'memory' or 'redis'. */
+    this.scheme = described.scheme;
     /** The manual clock, for tests (stores opened with clock=manual only). */
     this.clock = Object.freeze({
       /** Sets the store's time to `us` microseconds (never backwards). */
@@ -56,16 +59,6 @@ class Store {
 
   async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
     this.close();
-  }
-}
-
-// Only a manual clock accepts being moved by nothing.
-function hasManualClock(handle) {
-  try {
-    native.clockAdvance(handle, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -20,8 +20,8 @@ namespace {
 Napi::Value Init(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction() || !info[1].IsFunction() || !info[2].IsTypedArray() ||
       info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      info[2].As<Napi::Float64Array>().ElementLength() != 5) {
-    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(5)");
+      info[2].As<Napi::Float64Array>().ElementLength() != 6) {
+    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(6)");
   }
   AddonData& data = DataOf(info.Env());
   data.rl_error = Napi::Persistent(info[0].As<Napi::Function>());
@@ -79,11 +79,14 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("close", Napi::Function::New(env, Store::Close, "close"));
   exports.Set("clockSet", Napi::Function::New(env, Store::ClockSet, "clockSet"));
   exports.Set("clockAdvance", Napi::Function::New(env, Store::ClockAdvance, "clockAdvance"));
-  exports.Set("isLocal", Napi::Function::New(env, Store::IsLocal, "isLocal"));
+  exports.Set("describe", Napi::Function::New(env, Store::Describe, "describe"));
   exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
   exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
   exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));
+  exports.Set("name", Napi::Function::New(env, Limiter::Name, "name"));
+  exports.Set("acquireWait", Napi::Function::New(env, Limiter::AcquireWait, "acquireWait"));
+  exports.Set("abandonWait", Napi::Function::New(env, Limiter::AbandonWait, "abandonWait"));
   return exports;
 }
 

@@ -11,9 +11,9 @@ struct AddonData {
   // Handed over by lib/native.js through init():
   // the JS RlError class,
   Napi::FunctionReference rl_error;
-  // decisionOf(allowed, limit, remaining, retryAfterUs, resetAfterUs),
+  // decisionOf(allowed, limit, remaining, retryAfterUs, resetAfterUs, limitIndex),
   Napi::FunctionReference decision_of;
-  // and the Float64Array(5) a sync call writes its decision into (held by
+  // and the Float64Array(6) a sync call writes its decision into (held by
   // the reference; its memory never moves, so its address is kept too).
   Napi::Reference<Napi::Float64Array> last_decision;
   double* last_decision_data = nullptr;

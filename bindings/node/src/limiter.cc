@@ -32,9 +32,21 @@ rl_status CallSync(rl_limiter* limiter, rl_op op, const rl_request& request, rl_
 }
 
 rl_decision EmptyDecision() {
-  rl_decision d{};
-  d.version = RL_DECISION_VERSION;
-  return d;
+  return RL_DECISION_INIT;
+}
+
+rl_request Request(const KeyArg& key, int64_t cost, int64_t timeout_us) {
+  rl_request r = RL_REQUEST_INIT;
+  r.key = key.data();
+  r.key_len = key.size();
+  r.cost = cost;
+  r.timeout_us = timeout_us;
+  return r;
+}
+
+// An optional trailing duration in us: undefined is 0 (the store's default).
+int64_t OptionalUs(Napi::Value value, const std::string& what) {
+  return value.IsUndefined() ? 0 : Int64Arg(value, what);
 }
 
 }  // namespace
@@ -95,8 +107,9 @@ Napi::Value Limiter::Call(const Napi::CallbackInfo& info) {
   const rl_op op = OpArg(info[1]);
   KeyArg key(info[2], "key");
   const int64_t cost = op == RL_OP_RESET ? 0 : Int64Arg(info[3], "cost");
+  const int64_t timeout_us = OptionalUs(info[4], "timeoutUs");
   limiter->ThrowIfClosed(env);
-  const rl_request request{RL_REQUEST_VERSION, key.data(), key.size(), cost};
+  const rl_request request = Request(key, cost, timeout_us);
   rl_error* err = nullptr;
 
   if (limiter->store_->local()) {
@@ -135,8 +148,9 @@ Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
     Napi::Value cost = item.As<Napi::Object>().Get("cost");
     KeyArg key(item.As<Napi::Object>().Get("key"), at + ".key");
     keys.emplace_back(key.data(), key.size());
-    requests.push_back(
-        {RL_REQUEST_VERSION, nullptr, 0, cost.IsUndefined() ? 1 : Int64Arg(cost, at + ".cost")});
+    rl_request request = RL_REQUEST_INIT;
+    request.cost = cost.IsUndefined() ? 1 : Int64Arg(cost, at + ".cost");
+    requests.push_back(request);
   }
   for (size_t i = 0; i < keys.size(); ++i) {
     requests[i].key = keys[i].data();
@@ -163,6 +177,44 @@ Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
     rl_error_free(err);
   }
   return Napi::Value(env, promise);
+}
+
+Napi::Value Limiter::Name(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), rl_limiter_name(Unwrap(info[0])->handle_));
+}
+
+Napi::Value Limiter::AcquireWait(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  KeyArg key(info[1], "key");
+  const int64_t cost = Int64Arg(info[2], "cost");
+  const int64_t wait_us = Int64Arg(info[3], "timeoutUs");
+  const int64_t timeout_us = OptionalUs(info[4], "requestTimeoutUs");
+  limiter->ThrowIfClosed(env);
+  const rl_request request = Request(key, cost, timeout_us);
+  // Always async, on every store: the wait is a timer on rl's thread.
+  napi_value promise = nullptr;
+  PendingCall* call = limiter->store_->Begin(env, Answer::decision, &promise);
+  rl_error* err = nullptr;
+  const rl_status status =
+      rl_limiter_acquire_wait_async(limiter->handle_, &request, wait_us, OnDecision, call, &err);
+  Napi::Array out = Napi::Array::New(env, 2);
+  out.Set(0u, Napi::Value(env, promise));
+  if (status != RL_OK) {
+    limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
+    rl_error_free(err);
+    out.Set(1u, Napi::Number::New(env, 0));
+    return out;
+  }
+  out.Set(1u, Napi::Number::New(env, static_cast<double>(limiter->store_->Register(call))));
+  return out;
+}
+
+Napi::Value Limiter::AbandonWait(const Napi::CallbackInfo& info) {
+  Limiter* limiter = Unwrap(info[0]);
+  const int64_t id = Int64Arg(info[1], "id");
+  if (id > 0) limiter->store_->AbandonWait(static_cast<uint64_t>(id));
+  return info.Env().Undefined();
 }
 
 }  // namespace rlnode

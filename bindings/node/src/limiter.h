@@ -15,7 +15,8 @@ class Limiter {
  public:
   // limiterNew(store, [key, value, ...]) -> limiter handle
   static Napi::Value New(const Napi::CallbackInfo& info);
-  // call(limiter, op, key, cost): op is an rl_op. On a local store it
+  // call(limiter, op, key, cost, timeoutUs?): op is an rl_op; timeoutUs is
+  // the request's deadline (rl_request.timeout_us). On a local store it
   // returns undefined and leaves the decision in lastDecision (see
   // lib/decision.js); else a promise of the decision (of undefined for reset).
   static Napi::Value Call(const Napi::CallbackInfo& info);
@@ -23,6 +24,14 @@ class Limiter {
   static Napi::Value Batch(const Napi::CallbackInfo& info);
   // limits(limiter) -> [{ limit, windowUs, burst }, ...] as librl parsed them
   static Napi::Value Limits(const Napi::CallbackInfo& info);
+  // name(limiter) -> its name setting, "default" when unset (rl_limiter_name)
+  static Napi::Value Name(const Napi::CallbackInfo& info);
+  // acquireWait(limiter, key, cost, timeoutUs, requestTimeoutUs?) ->
+  // [promise of the decision, wait id]: rl_limiter_acquire_wait_async on
+  // every store (the wait is a timer on rl's thread, never on the JS one).
+  static Napi::Value AcquireWait(const Napi::CallbackInfo& info);
+  // abandonWait(limiter, id): JS stopped listening (an aborted signal).
+  static Napi::Value AbandonWait(const Napi::CallbackInfo& info);
 
  private:
   Limiter(Store* store, rl_limiter* handle);

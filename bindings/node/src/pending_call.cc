@@ -22,6 +22,7 @@ Napi::Value DecisionObject(Napi::Env env, const rl_decision& d) {
       Napi::Number::New(env, static_cast<double>(d.remaining)),
       Napi::Number::New(env, static_cast<double>(d.retry_after_us)),
       Napi::Number::New(env, static_cast<double>(d.reset_after_us)),
+      Napi::Number::New(env, d.limit_index),
   });
 }
 
@@ -32,6 +33,7 @@ void StoreLastDecision(Napi::Env env, const rl_decision& d) {
   out[2] = static_cast<double>(d.remaining);
   out[3] = static_cast<double>(d.retry_after_us);
   out[4] = static_cast<double>(d.reset_after_us);
+  out[5] = d.limit_index;
 }
 
 Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {

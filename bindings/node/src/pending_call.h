@@ -6,6 +6,7 @@
 #include <napi.h>
 #include <rl/rl.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct PendingCall {
   Store* store = nullptr;
   Answer answer = Answer::decision;
   napi_deferred deferred = nullptr;
+  // A wait's number, by which JS abandons it (0: not a wait).
+  uint64_t wait_id = 0;
+  // JS gave up on it (an aborted acquireWait): it no longer keeps the
+  // process alive, and its promise settles unheard.
+  bool abandoned = false;
   rl_status status = RL_OK;
   std::string message;
   std::vector<rl_decision> decisions;

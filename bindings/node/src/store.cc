@@ -13,10 +13,6 @@ namespace {
 // limiter handle included) is ever taken for one.
 constexpr napi_type_tag kStoreTag = {0x72c4a1d0e55b4f1aULL, 0x9e3b7c2d4a6f8e01ULL};
 
-bool IsLocalUrl(const std::string& url) {
-  return url.rfind("memory:", 0) == 0;
-}
-
 // Runs rl_store_open on libuv's thread pool: opening a Redis store may
 // connect, and the JS thread must never wait for the network.
 class OpenWorker : public Napi::AsyncWorker {
@@ -45,9 +41,11 @@ class OpenWorker : public Napi::AsyncWorker {
         deferred_.Reject(MakeRlError(env, status_, rl_error_message(err_)));
         return;
       }
+      rl_store_info info = RL_STORE_INFO_INIT;
+      rl_store_describe(store_, &info, nullptr);  // cannot fail: an open store, a set version
       rl_store* store = store_;
       store_ = nullptr;
-      deferred_.Resolve(make_handle_(env, store, IsLocalUrl(url_)));
+      deferred_.Resolve(make_handle_(env, store, info.in_process != 0));
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
     }
@@ -200,9 +198,24 @@ void Store::Deliver(napi_env env, napi_value, void* context, void*) {
         // Settling only fails when the environment is going away.
       }
     }
+    if (call->wait_id != 0) store->waits_.erase(call->wait_id);
+    const bool counted = !call->abandoned;
     delete call;
-    store->CallEnded();
+    if (counted) store->CallEnded();
   }
+}
+
+uint64_t Store::Register(PendingCall* call) {
+  call->wait_id = next_wait_id_++;
+  waits_.emplace(call->wait_id, call);
+  return call->wait_id;
+}
+
+void Store::AbandonWait(uint64_t id) {
+  auto it = waits_.find(id);
+  if (it == waits_.end() || it->second->abandoned) return;
+  it->second->abandoned = true;
+  CallEnded();
 }
 
 void Store::CallEnded() {
@@ -227,8 +240,17 @@ Napi::Value Store::ClockAdvance(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value Store::IsLocal(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), Unwrap(info[0], "store")->local_);
+Napi::Value Store::Describe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Store* store = Unwrap(info[0], "store");
+  rl_store_info described = RL_STORE_INFO_INIT;
+  rl_error* err = nullptr;
+  ThrowIfFailed(env, rl_store_describe(store->handle_, &described, &err), err);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("inProcess", Napi::Boolean::New(env, described.in_process != 0));
+  out.Set("manualClock", Napi::Boolean::New(env, described.manual_clock != 0));
+  out.Set("scheme", Napi::String::New(env, described.scheme));
+  return out;
 }
 
 }  // namespace rlnode

@@ -13,6 +13,7 @@
 #include <rl/rl.h>
 
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "pending_call.h"
@@ -29,8 +30,8 @@ class Store {
   // clockSet(store, us) / clockAdvance(store, us): the manual clock.
   static Napi::Value ClockSet(const Napi::CallbackInfo& info);
   static Napi::Value ClockAdvance(const Napi::CallbackInfo& info);
-  // isLocal(store): calls complete without I/O (memory://).
-  static Napi::Value IsLocal(const Napi::CallbackInfo& info);
+  // describe(store) -> { inProcess, manualClock, scheme } (rl_store_describe)
+  static Napi::Value Describe(const Napi::CallbackInfo& info);
 
   // The Store behind a JS handle; TypeError for anything else.
   static Store* Unwrap(Napi::Value handle, const char* what);
@@ -47,6 +48,12 @@ class Store {
   PendingCall* Begin(Napi::Env env, Answer answer, napi_value* promise);
   void Abandon(PendingCall* call, napi_value error);
   void Complete(PendingCall* call);
+  // A wait JS may give up on: numbered, and findable by its number until
+  // it is delivered (JS thread only).
+  uint64_t Register(PendingCall* call);
+  // JS gave up on wait `id` (no-op once delivered): it stops holding the
+  // process open; its promise still settles, unheard.
+  void AbandonWait(uint64_t id);
 
   void Hold() { ++holders_; }
   void Drop();
@@ -73,6 +80,9 @@ class Store {
   bool orphaned_ = false;
   size_t in_flight_ = 0;
   int holders_ = 0;
+
+  uint64_t next_wait_id_ = 1;
+  std::unordered_map<uint64_t, PendingCall*> waits_;  // not yet delivered
 
   std::mutex mutex_;
   std::vector<PendingCall*> completed_;  // guarded by mutex_

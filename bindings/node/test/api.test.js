@@ -44,16 +44,16 @@ for (const config of storeConfigs) {
     store.clock.set(1000000);
     const limiter = store.limiter({ algorithm: 'gcra', limit: '10/s', burst: 2, name: uniqueName('api') });
     assert.deepEqual(limiter.settings, { algorithm: 'gcra', limit: '10/s', burst: '2', name: limiter.settings.name });
-    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100 });
-    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200 });
+    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100, limitIndex: 0 });
+    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200, limitIndex: 0 });
     // Denied is a decision, not an error; microseconds become fractional ms.
     store.clock.advance(12345);
     assert.deepEqual(await limiter.acquire('k'), {
-      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655,
+      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655, limitIndex: 0,
     });
     // Above the burst: never (-1).
     assert.equal((await limiter.acquire('k', 3)).retryAfterMs, -1);
-    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655 });
+    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655, limitIndex: 0 });
     assert.equal((await limiter.refund('k', 1)).remaining, 1);
     assert.equal(await limiter.reset('k'), undefined);
     assert.equal((await limiter.peek('k', 0)).remaining, 2);
@@ -71,6 +71,34 @@ for (const config of storeConfigs) {
     const decisions = await limiter.acquireBatch([{ key: 'a' }, { key: 'a' }, { key: 'a' }, { key: 'b', cost: 2 }, { key: 'c', cost: 3 }]);
     assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false, true, false]);
     assert.deepEqual(decisions.map((d) => d.remaining), [1, 0, 0, 0, 2]);
+    store.close();
+  });
+
+  test(`limitIndex, name and scheme come from librl on ${config.label}`, async () => {
+    const store = await openManual();
+    assert.equal(store.scheme, config.url.split(':')[0]);
+    const unnamed = store.limiter({ limit: '1/s' });
+    assert.equal(unnamed.name, 'default');
+    // "100/s, 100/h": both limits are 100; only limitIndex tells which decided.
+    const limiter = store.limiter({ limit: '100/s, 100/h', name: uniqueName('index') });
+    assert.equal(limiter.name, limiter.settings.name);
+    assert.equal((await limiter.acquire('k', 100)).limitIndex, 0);
+    store.clock.advance(2000000);
+    const denied = await limiter.acquire('k');
+    assert.equal(denied.allowed, false);
+    assert.equal(denied.limit, 100);
+    assert.equal(denied.limitIndex, 1);
+    store.close();
+  });
+
+  test(`a call's timeoutMs reaches librl as its deadline on ${config.label}`, async () => {
+    const store = await openManual();
+    const limiter = store.limiter({ limit: '10/s', name: uniqueName('deadline') });
+    assert.equal((await limiter.acquire('k', 1, { timeoutMs: 500 })).allowed, true);
+    assert.equal((await limiter.peek('k', 0, { timeoutMs: Infinity })).remaining, 9);
+    await assert.rejects(limiter.acquire('k', 1, { timeoutMs: -1 }), (e) => e.code === 'RL_E_INVALID_ARG' && /timeoutMs/.test(e.message));
+    await assert.rejects(limiter.acquire('k', 1, { timeoutMs: '5' }), TypeError);
+    await assert.rejects(limiter.acquire('k', 1, null), TypeError);
     store.close();
   });
 
@@ -105,6 +133,25 @@ for (const config of storeConfigs) {
     const reason = new Error('client went away');
     setImmediate(() => controller.abort(reason));
     await assert.rejects(waiting, (err) => err === reason);
+    store.close();
+  });
+
+  test(`an aborted wait admitted later gives its units back on ${config.label}`, async () => {
+    // On a manual clock the wait is admitted at once, but the answer comes
+    // back through rl's thread: the abort, synchronous, comes first.
+    const store = await openManual();
+    const limiter = store.limiter({ limit: '1/1h', name: uniqueName('waitabort') });
+    const controller = new AbortController();
+    const waiting = limiter.acquireWait('k', 1, { signal: controller.signal });
+    controller.abort(new Error('gone'));
+    await assert.rejects(waiting, /gone/);
+    // Once librl's admission arrives, the refund follows: the key is full again.
+    let remaining = 0;
+    for (let i = 0; i < 1000 && remaining < 1; i++) {
+      await new Promise(setImmediate); // lets rl's answer in (not a wait for time)
+      remaining = (await limiter.peek('k', 0)).remaining;
+    }
+    assert.equal(remaining, 1);
     store.close();
   });
 

@@ -84,3 +84,22 @@ test('a cost above the burst is 429 without Retry-After (it can never be admitte
   assert.equal(headers['RateLimit-Policy'], '"multi-0";q=10;w=1, "multi-1";q=100;w=3600');
   store.close();
 });
+
+test('RateLimit names the limit that decided even when limits share a value', async () => {
+  const rl = require('..');
+  const store = await rl.open('memory://?clock=manual');
+  const limiter = store.limiter({ limit: '100/s, 100/1h' });
+  const rateLimit = rl.middleware({ limiter, key: () => 'k', cost: () => 100 });
+  const call = async () => {
+    const headers = {};
+    const res = { setHeader: (n, v) => (headers[n] = v), end() {}, statusCode: 200 };
+    await rateLimit({}, res, () => {});
+    return headers;
+  };
+  assert.match((await call()).RateLimit, /^"default-0";r=0;/);
+  store.clock.advance(2000000); // 100/s is full again, 100/1h is not: it decides
+  const headers = await call();
+  assert.equal(headers['RateLimit-Policy'], '"default-0";q=100;w=1, "default-1";q=100;w=3600');
+  assert.match(headers.RateLimit, /^"default-1";r=0;/);
+  store.close();
+});

@@ -17,6 +17,11 @@
  *   NUL included, 1 to RL_MAX_KEY_LEN bytes.
  * - Durations in results are microseconds.
  * - No C++ exception or abort crosses this boundary: a failure is a status.
+ * - A versioned struct (rl_request, rl_decision, rl_store_info) starts with
+ *   `uint32_t version`; initialise it with its *_INIT macro. The library
+ *   reads and writes only the fields of the version the caller set, so a
+ *   caller built against an older rl.h keeps working. In an array every
+ *   element must carry the same version (it fixes the element size).
  * - rl_store and rl_limiter are thread-safe: any thread may call any
  *   function on them at the same time, except their own *_free, which must
  *   not race other calls on the same handle.
@@ -141,6 +146,27 @@ RL_API void rl_store_close(rl_store* store);
  * NULL is a no-op. */
 RL_API void rl_store_free(rl_store* store);
 
+#define RL_STORE_INFO_VERSION 1
+/* What a store is, for bindings that adapt to it. Initialise with
+ * RL_STORE_INFO_INIT; rl fills the rest. */
+typedef struct rl_store_info {
+  uint32_t version;
+  /* 1 when state lives in this process (memory://): calls never wait for
+   * I/O, so the sync functions may run on an event loop's thread. */
+  int32_t in_process;
+  /* 1 when opened with clock=manual (time moves only through
+   * rl_store_clock_set/advance; acquire_wait never waits). */
+  int32_t manual_clock;
+  /* The URL scheme: "memory" or "redis". Static storage. */
+  const char* scheme;
+} rl_store_info;
+#define RL_STORE_INFO_INIT \
+  { RL_STORE_INFO_VERSION, 0, 0, NULL }
+
+/* Describes store into *info (its version set by the caller). Works after
+ * the store was closed. */
+RL_API rl_status rl_store_describe(const rl_store* store, rl_store_info* info, rl_error** err);
+
 /* Manual clock (stores opened with clock=manual only; otherwise
  * RL_E_INVALID_ARG). Sets the store's time to now_us microseconds, or
  * moves it by delta_us (>= 0). Time never goes backwards. */
@@ -230,8 +256,14 @@ typedef struct rl_limit_info {
  * limit strings again. Thread-safe; works after the store was closed. */
 RL_API size_t rl_limiter_limits(const rl_limiter* limiter, rl_limit_info* out, size_t capacity);
 
-#define RL_REQUEST_VERSION 1
-/* One request. Set version to RL_REQUEST_VERSION. */
+/* The limiter's `name` setting ("default" when it was not set): valid as
+ * long as the limiter, works after the store was closed. NULL for a NULL
+ * limiter. Thread-safe. */
+RL_API const char* rl_limiter_name(const rl_limiter* limiter);
+
+#define RL_REQUEST_VERSION 2
+/* One request. Initialise with RL_REQUEST_INIT (version 2); version 1
+ * requests (without timeout_us) are still accepted. */
 typedef struct rl_request {
   uint32_t version;
   const char* key;
@@ -239,7 +271,18 @@ typedef struct rl_request {
   /* Units this request takes (acquire, peek) or gives back (refund). At
    * least 1 (peek also takes 0: the state without a request). */
   int64_t cost;
+  /* Version 2. This call's deadline in microseconds from its start, so that
+   * a caller's own deadline (a Go context, a Java timeout) reaches the
+   * store: a store call keeps the earlier of it and the store's timeout_ms
+   * (RL_E_TIMEOUT when it passes). 0: the store's timeout_ms alone. Never
+   * negative. memory:// never waits, so it has nothing to cut short. In a
+   * batch, which travels as one, the earliest of its requests' deadlines
+   * applies to all of them. */
+  int64_t timeout_us;
 } rl_request;
+/* version 2, everything else 0: set key, key_len and cost after it. */
+#define RL_REQUEST_INIT \
+  { RL_REQUEST_VERSION, NULL, 0, 0, 0 }
 
 /* Which path produced a decision. */
 typedef enum rl_source {
@@ -248,10 +291,12 @@ typedef enum rl_source {
   RL_SOURCE_LOCAL = 2      /* the store had an outage; the local fallback decided */
 } rl_source;
 
-#define RL_DECISION_VERSION 1
-/* One decision. The caller sets version to RL_DECISION_VERSION before the
- * call; rl fills the rest. Being denied is a decision (allowed = 0), not an
- * error. */
+#define RL_DECISION_VERSION 2
+/* One decision. The caller initialises it with RL_DECISION_INIT (or sets
+ * version) before the call; rl fills the fields of that version. Being
+ * denied is a decision (allowed = 0), not an error. Decisions that rl hands
+ * to a callback are always of the newest version (version 2 has the size
+ * of version 1, so arrays of them read the same). */
 typedef struct rl_decision {
   uint32_t version;
   /* 1 when the request was admitted and its cost recorded. */
@@ -267,7 +312,14 @@ typedef struct rl_decision {
   int64_t reset_after_us;
   /* An rl_source value. */
   int32_t source;
+  /* Version 2. Which limit decided, 0-based in the order of the `limit`
+   * setting: the one with the smallest remaining (the first on a tie),
+   * whose `limit` is above. Exact where limits share a value
+   * ("100/s, 100/h"). Index into rl_limiter_limits. */
+  int32_t limit_index;
 } rl_decision;
+#define RL_DECISION_INIT \
+  { RL_DECISION_VERSION, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Decides request and records its cost when admitted. Blocks for one store
  * round trip (none for memory://). */
@@ -283,11 +335,17 @@ RL_API rl_status rl_limiter_refund(rl_limiter* limiter, const rl_request* reques
 /* Forgets all state of key: it is back to full capacity. */
 RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t key_len,
                                   rl_error** err);
-/* Acquires, and while denied sleeps for the retry_after it was told and
+/* Acquires, and while denied waits for the retry_after it was told and
  * tries again, until admitted or until timeout_us has passed. If the wait
  * would end past the deadline it returns the denial at once (RL_OK,
- * allowed = 0), without sleeping in vain. With clock=manual it never
- * sleeps: it returns the first decision. */
+ * allowed = 0), without waiting in vain; a request that can never be
+ * admitted (retry_after_us -1) returns at once too. With clock=manual it
+ * never waits: it returns the first decision. timeout_us (any value >= 0;
+ * beyond 2^52 it is 2^52) bounds the whole wait: a retry's store call ends
+ * by it too (RL_E_TIMEOUT), and request->timeout_us bounds each store
+ * call. This blocks the calling thread; see
+ * rl_limiter_acquire_wait_async for the form that does not. From inside a
+ * completion callback it is RL_E_UNSUPPORTED (it would wait for itself). */
 RL_API rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* request,
                                          int64_t timeout_us, rl_decision* decision, rl_error** err);
 /* Acquires count requests (1 to RL_MAX_BATCH, each with its own key and
@@ -310,7 +368,8 @@ typedef enum rl_op {
 } rl_op;
 
 /* Completion of an asynchronous call. Runs exactly once, on a thread owned
- * by rl (the store's I/O thread), never inside the call that started it.
+ * by rl (the store's I/O thread, or its timer thread for a wait), never
+ * inside the call that started it.
  * decision is set when status is RL_OK (for RL_OP_RESET it is a full-capacity
  * decision), err when it is not. Both are valid only during the callback;
  * the callback must not free them. It must not block for long: it delays the
@@ -326,6 +385,17 @@ RL_API rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_r
 /* rl_limiter_call_async with RL_OP_ACQUIRE. */
 RL_API rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* request,
                                           rl_callback callback, void* user_data, rl_error** err);
+
+/* rl_limiter_acquire_wait without blocking anyone: each wait is a timer on
+ * a thread of the store (10,000 waiting calls are 10,000 timer entries, not
+ * threads). On RL_OK the callback runs exactly once later, on a thread
+ * owned by rl, never inside this call: with the admitting decision, the
+ * last denial (as rl_limiter_acquire_wait returns it), a failure, or
+ * RL_E_SHUTDOWN when the store is closed first. On any other status it
+ * never runs. The request and its key are copied. */
+RL_API rl_status rl_limiter_acquire_wait_async(rl_limiter* limiter, const rl_request* request,
+                                               int64_t timeout_us, rl_callback callback,
+                                               void* user_data, rl_error** err);
 
 /* Completion of an asynchronous batch: count decisions in order, valid
  * only during the callback. Same threading rules as rl_callback. */

@@ -15,7 +15,7 @@ int main(void) {
   }
   int admitted = 0;
   for (int i = 0; i < 4; ++i) {
-    rl_request request = {RL_REQUEST_VERSION, "user-1", 6, 1};
+    rl_request request = {.version = RL_REQUEST_VERSION, .key = "user-1", .key_len = 6, .cost = 1};
     rl_decision decision = {.version = RL_DECISION_VERSION};
     if (rl_limiter_acquire(limiter, &request, &decision, &err) != RL_OK) return 1;
     admitted += decision.allowed;
