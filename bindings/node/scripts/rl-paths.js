@@ -17,7 +17,7 @@ const inRepository = fs.existsSync(path.join(root, 'capi', 'include', 'rl', 'rl.
 function pkgConfig(flag) {
   try {
     return execFileSync('pkg-config', [flag, 'rl'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (err) {
+  } catch {
     process.stderr.write(
       'rl-paths.js: librl not found: install librl-dev (pkg-config rl) ' +
         'or set RL_INCLUDE_DIR and RL_LIB_DIR\n',
