@@ -14,12 +14,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char usage_text[] =
+    "usage: rlctl check|peek URL KEY [COST] [SETTING=VALUE...]\n"
+    "       rlctl reset URL KEY [SETTING=VALUE...]\n"
+    "       rlctl settings\n"
+    "       rlctl --help\n";
+
+static const char help_text[] =
+    "\n"
+    "  check     acquire COST (default 1) for KEY and print the decision\n"
+    "  peek      the decision check would give, recording nothing\n"
+    "  reset     forget KEY's state\n"
+    "  settings  every setting, with its meaning\n"
+    "\n"
+    "URL is memory:// or redis://[user:pass@]host:port[/db][?store settings].\n"
+    "The SETTING=VALUE pairs must match the service's limiter (algorithm,\n"
+    "limit, burst, name), for example:\n"
+    "  rlctl peek redis://127.0.0.1:6379 user:42 algorithm=gcra limit=100/1m name=api\n"
+    "Exit status: 0 allowed (or done), 1 denied, 2 usage or error.\n"
+    "See rlctl(1).\n";
+
 static int usage(void) {
-  fprintf(stderr,
-          "usage: rlctl check|peek URL KEY [COST] [SETTING=VALUE...]\n"
-          "       rlctl reset URL KEY [SETTING=VALUE...]\n"
-          "       rlctl settings\n");
+  fputs(usage_text, stderr);
   return 2;
+}
+
+static int help(void) {
+  fputs(usage_text, stdout);
+  fputs(help_text, stdout);
+  return 0;
 }
 
 static int fail(rl_error* err) {
@@ -39,6 +62,7 @@ static int print_settings(void) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "settings") == 0) return print_settings();
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return help();
   if (argc < 4) return usage();
   const char* command = argv[1];
   const int is_reset = strcmp(command, "reset") == 0;

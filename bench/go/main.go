@@ -1,9 +1,9 @@
 // Benchmark of the Go binding beside go-redis/redis_rate (GCRA in Lua), in
 // one run against the same redis-server. Prints a Markdown table:
 //
-//	scripts/with-redis -- go run ./bench/go            (from the repo root,
-//	                                                    cd bench/go first)
-//	go run . -redis redis://127.0.0.1:6379 -duration 3s -rounds 3
+//	scripts/with-redis -- go run -tags rl_repo ./bench/go   (from the repo root,
+//	                                                        cd bench/go first)
+//	go run -tags rl_repo . -redis redis://127.0.0.1:6379 -duration 3s -rounds 3
 //
 // Each measure is the median over rounds; rl and redis_rate alternate
 // within a round so both see the same machine weather.

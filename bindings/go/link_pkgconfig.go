@@ -1,9 +1,9 @@
-//go:build rl_pkgconfig
+//go:build !rl_repo
 
 package rl
 
-// With `-tags rl_pkgconfig` the package finds an rl installed by
-// `cmake --install` through pkg-config's rl.pc.
+// By default the package builds against an installed rl (the librl-dev
+// package, or `cmake --install`), found through pkg-config's rl.pc.
 
 // #cgo pkg-config: rl
 import "C"

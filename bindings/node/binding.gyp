@@ -1,6 +1,7 @@
 # Builds the addon against the headers of the installed Node (nodedir=/usr
-# in .npmrc: nothing is downloaded) and against librl from the project's
-# build, found by scripts/rl-paths.js (RL_LIB_DIR / RL_INCLUDE_DIR override).
+# in .npmrc: nothing is downloaded) and against librl: the project's build
+# inside rl's checkout, else the installed librl through pkg-config, found
+# by scripts/rl-paths.js (RL_LIB_DIR / RL_INCLUDE_DIR override).
 {
   "targets": [
     {
@@ -15,17 +16,13 @@
       ],
       "include_dirs": [
         "<!(node -p \"require('path').dirname(require.resolve('node-addon-api/package.json'))\")",
-        "<!(node scripts/rl-paths.js include)"
+        "<!@(node scripts/rl-paths.js include)"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++20", "-fexceptions", "-Wall", "-Wextra", "-Werror"],
-      "libraries": [
-        "-L<!(node scripts/rl-paths.js lib)",
-        "-lrl",
-        "-Wl,-rpath,<!(node scripts/rl-paths.js lib)"
-      ]
+      "libraries": ["<!@(node scripts/rl-paths.js libs)"]
     }
   ]
 }

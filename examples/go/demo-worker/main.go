@@ -1,8 +1,8 @@
 // The Go worker of scripts/demo: hammers one key through one shared limit
 // and prints what it was admitted as one line of JSON.
 //
-//	go run ./demo-worker URL NAME LIMIT KEY ATTEMPTS
-//	go run ./demo-worker redis://127.0.0.1:6379 demo "100/1h" shared 400
+//	go run -tags rl_repo ./demo-worker URL NAME LIMIT KEY ATTEMPTS
+//	go run -tags rl_repo ./demo-worker redis://127.0.0.1:6379 demo "100/1h" shared 400
 //
 // It opens its store and limiter, prints "ready", and waits for the start
 // signal (a line on stdin, or its end) before its first call, so that every

@@ -1,6 +1,6 @@
 // An HTTP server limited per client IP by rl's net/http middleware:
 //
-//	go run ./http-server -store memory:// -limit 5/10s -addr 127.0.0.1:8080
+//	go run -tags rl_repo ./http-server -store memory:// -limit 5/10s -addr 127.0.0.1:8080
 //	curl -i http://127.0.0.1:8080/   # the sixth call within 10s is a 429
 //
 // With -store redis://127.0.0.1:6379 every instance of the server shares
