@@ -199,7 +199,7 @@ class StallingServer {
           replies += "+PONG\r\n";
         } else if (name == "EVALSHA") {
           ++evalshas_;
-          replies += "*5\r\n:1\r\n:1000\r\n:999\r\n:0\r\n:0\r\n";
+          replies += "*6\r\n:1\r\n:1000\r\n:999\r\n:0\r\n:0\r\n:0\r\n";  // a script reply
         } else {
           protocol_error_ = true;
         }
