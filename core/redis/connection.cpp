@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "error_reply.h"
+#include "reply_reader.h"
 
 namespace rl::redis {
 namespace {
@@ -25,23 +26,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using SteadyClock = std::chrono::steady_clock;
-
-Reply copy_reply(const redisReply* r) {
-  Reply out;
-  switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = Reply::Type::string; break;
-    case REDIS_REPLY_STATUS: out.type = Reply::Type::status; break;
-    case REDIS_REPLY_ERROR: out.type = Reply::Type::error; break;
-    case REDIS_REPLY_INTEGER: out.type = Reply::Type::integer; break;
-    case REDIS_REPLY_ARRAY: out.type = Reply::Type::array; break;
-    default: out.type = Reply::Type::nil; break;
-  }
-  if (r->str != nullptr) out.text.assign(r->str, r->len);
-  out.integer = r->integer;
-  out.elements.reserve(r->elements);
-  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(copy_reply(r->element[i]));
-  return out;
-}
 
 std::atomic<int64_t> g_requests_held{0};
 
@@ -91,10 +75,7 @@ class NodeConnection final : public Connection {
     asio::post(io_, [this] { connect(); });
   }
 
-  ~NodeConnection() override {
-    if (reader_ != nullptr) redisReaderFree(reader_);
-    g_requests_held.fetch_sub(held_, std::memory_order_relaxed);
-  }
+  ~NodeConnection() override { g_requests_held.fetch_sub(held_, std::memory_order_relaxed); }
 
   // When nothing is being written and nothing waits to be, the caller writes
   // its request to the socket itself: the I/O thread, which still reads every
@@ -160,11 +141,7 @@ class NodeConnection final : public Connection {
     return Failure{code, name_ + ": " + why};
   }
 
-  void reset_reader() {
-    if (reader_ != nullptr) redisReaderFree(reader_);
-    reader_ = redisReaderCreate();
-    if (reader_ == nullptr) throw Error(Code::no_memory, "redis: cannot create a reply reader");
-  }
+  void reset_reader() { reader_.reset(); }
 
   // ---- requests ----
 
@@ -338,19 +315,16 @@ class NodeConnection final : public Connection {
           }
           admit_direct();                       // replies to them may be among these bytes
           waiting_since_ = SteadyClock::now();  // the peer is alive
-          if (redisReaderFeed(reader_, read_buffer_.data(), n) != REDIS_OK) {
-            return lose_connection(failure(Code::backend_unavailable, "reply reader failed"));
+          if (!reader_.feed(std::string_view(read_buffer_.data(), n))) {
+            return lose_connection(failure(Code::backend_unavailable, reader_.error()));
           }
           while (gen == generation_) {
-            void* raw = nullptr;
-            if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
-              return lose_connection(failure(Code::backend_unavailable,
-                                             std::string("protocol error: ") + reader_->errstr));
+            std::optional<Reply> reply = reader_.next();
+            if (reader_.failed()) {
+              return lose_connection(failure(Code::backend_unavailable, reader_.error()));
             }
-            if (raw == nullptr) break;
-            Reply reply = copy_reply(static_cast<redisReply*>(raw));
-            freeReplyObject(raw);
-            on_reply(std::move(reply));
+            if (!reply) break;
+            on_reply(std::move(*reply));
           }
           if (gen == generation_) read();
         });
@@ -651,7 +625,7 @@ class NodeConnection final : public Connection {
   asio::steady_timer liveness_timer_;
   asio::steady_timer watch_timer_;
   std::mt19937_64 random_;
-  redisReader* reader_ = nullptr;
+  ReplyReader reader_;  // replies of the current connection
   State state_ = State::connecting;
   uint64_t generation_ = 0;
   int attempts_ = 0;
