@@ -198,18 +198,10 @@ int rl_status_is_outage(int status) {
              : 0;
 }
 
+static_assert(rl::kCodeCount == RL_STATUS_COUNT, "core codes and rl_status agree");
+
 const char* rl_status_name(int status) {
-  static const char* const names[RL_STATUS_COUNT] = {"RL_OK",
-                                                     "RL_E_INVALID_ARG",
-                                                     "RL_E_TIMEOUT",
-                                                     "RL_E_BACKEND_UNAVAILABLE",
-                                                     "RL_E_BACKEND_ERROR",
-                                                     "RL_E_SHUTDOWN",
-                                                     "RL_E_NO_MEMORY",
-                                                     "RL_E_INTERNAL",
-                                                     "RL_E_AUTH",
-                                                     "RL_E_UNSUPPORTED"};
-  return status >= 0 && status < RL_STATUS_COUNT ? names[status] : nullptr;
+  return rl::code_name(status);
 }
 
 const char* rl_version(void) {

@@ -6,18 +6,6 @@ namespace rl {
 namespace {
 
 constexpr const char* kSourceNames[kSources] = {"store", "fail_open", "local"};
-// Code values as rl_status names (the C ABI pins them to the same numbers).
-constexpr const char* kCodeNames[] = {"RL_OK",
-                                      "RL_E_INVALID_ARG",
-                                      "RL_E_TIMEOUT",
-                                      "RL_E_BACKEND_UNAVAILABLE",
-                                      "RL_E_BACKEND_ERROR",
-                                      "RL_E_SHUTDOWN",
-                                      "RL_E_NO_MEMORY",
-                                      "RL_E_INTERNAL",
-                                      "RL_E_AUTH",
-                                      "RL_E_UNSUPPORTED"};
-
 void line(std::string& out, const char* format, auto... values) {
   char buffer[256];
   std::snprintf(buffer, sizeof buffer, format, values...);
@@ -39,8 +27,8 @@ std::string metrics_text(const StatsView& view) {
   }
   out += "# HELP rl_failures_total Calls that ended in an error, by status.\n";
   out += "# TYPE rl_failures_total counter\n";
-  for (size_t i = 1; i < std::size(kCodeNames); ++i) {
-    line(out, "rl_failures_total{status=\"%s\"} %llu\n", kCodeNames[i],
+  for (int i = 1; i < kCodeCount; ++i) {
+    line(out, "rl_failures_total{status=\"%s\"} %llu\n", code_name(i),
          static_cast<unsigned long long>(s.failures[i]));
   }
   out += "# HELP rl_breaker_state Circuit breaker: 0 closed, 1 open, 2 half-open.\n";
