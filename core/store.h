@@ -8,14 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/decide.h"
 #include "clock.h"
-#include "decide.h"
+#include "config/policy.h"
+#include "config/settings.h"
 #include "error.h"
 #include "executor.h"
 #include "failover/metrics_text.h"
 #include "failover/store_stats.h"
-#include "policy.h"
-#include "settings.h"
 #include "verdict.h"
 
 namespace rl {

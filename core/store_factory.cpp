@@ -1,9 +1,9 @@
 // open_store: picks the store for a URL's scheme and gathers its settings.
+#include "config/url.h"
 #include "failover/failover_store.h"
-#include "memory_store.h"
+#include "memory/memory_store.h"
 #include "quote.h"
 #include "store.h"
-#include "url.h"
 
 namespace rl {
 

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
+#include "config/settings.h"
 #include "fuzz_check.h"
 #include "quote.h"
-#include "settings.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
+#include "config/url.h"
 #include "error.h"
 #include "fuzz_check.h"
-#include "url.h"
 
 namespace {
 

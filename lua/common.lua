@@ -1,5 +1,5 @@
 -- Shared by every rl script: arguments, integer helpers, state codec and the
--- multi-limit rules of core/decide.h. Each script is this file, then one
+-- multi-limit rules of core/algorithms/decide.h. Each script is this file, then one
 -- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
 -- docs/key-schema.md for the arguments and the stored value).
 --

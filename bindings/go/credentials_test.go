@@ -72,7 +72,7 @@ func TestRefusedCredentialsAreNotQuoted(t *testing.T) {
 }
 
 // rl's messages about a malformed URL name the url, but never quote the
-// password in it (core/url.cpp; these fail until librl redacts them).
+// password in it (core/config/url.cpp; these fail until librl redacts them).
 func TestMalformedURLsDoNotQuoteTheirPassword(t *testing.T) {
 	const password = "s3cret-pw"
 	for _, raw := range []string{

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "../clock.h"
+#include "clock.h"
 
 namespace rl {
 

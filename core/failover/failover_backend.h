@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "../store.h"
 #include "failover_store.h"
+#include "store.h"
 
 namespace rl {
 

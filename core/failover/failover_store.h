@@ -8,9 +8,9 @@
 #include <mutex>
 #include <string>
 
-#include "../memory_store.h"
-#include "../store.h"
 #include "circuit_breaker.h"
+#include "memory/memory_store.h"
+#include "store.h"
 #include "store_stats.h"
 
 namespace rl {

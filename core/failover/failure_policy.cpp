@@ -3,9 +3,9 @@
 #include <charconv>
 #include <numeric>
 
-#include "../error.h"
-#include "../policy.h"
-#include "../quote.h"
+#include "config/policy.h"
+#include "error.h"
+#include "quote.h"
 
 namespace rl {
 namespace {

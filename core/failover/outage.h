@@ -2,7 +2,7 @@
 // policy, the circuit breaker and every binding (rl_status_is_outage) use.
 #pragma once
 
-#include "../error.h"
+#include "error.h"
 
 namespace rl {
 

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "../error.h"
-#include "../verdict.h"
+#include "error.h"
+#include "verdict.h"
 
 namespace rl {
 

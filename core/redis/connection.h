@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../error.h"
+#include "error.h"
 #include "reply.h"
 
 namespace boost::asio {

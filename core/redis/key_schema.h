@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "../policy.h"
+#include "config/policy.h"
 
 namespace rl::redis {
 

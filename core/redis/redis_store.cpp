@@ -6,15 +6,15 @@
 #include <optional>
 #include <thread>
 
-#include "../executor.h"
-#include "../quote.h"
-#include "../store.h"
-#include "../url.h"
-#include "../wait_for.h"
+#include "config/url.h"
 #include "error_reply.h"
+#include "executor.h"
 #include "key_schema.h"
+#include "quote.h"
 #include "script_call.h"
+#include "store.h"
 #include "topology.h"
+#include "wait_for.h"
 
 namespace rl {
 namespace redis {

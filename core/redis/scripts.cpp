@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-#include "../error.h"
+#include "error.h"
 
 namespace rl::redis {
 namespace {

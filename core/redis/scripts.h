@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "../decide.h"
-#include "../policy.h"
+#include "algorithms/decide.h"
+#include "config/policy.h"
 
 namespace rl::redis {
 

@@ -1,4 +1,4 @@
--- Fixed window, as core/fixed_window.cpp. State: window index and count.
+-- Fixed window, as core/algorithms/fixed_window.cpp. State: window index and count.
 local algo = {}
 
 local function count_at(s, r, now)

@@ -1,4 +1,4 @@
--- GCRA, as core/gcra.cpp. State: tat (theoretical arrival time, rounded up
+-- GCRA, as core/algorithms/gcra.cpp. State: tat (theoretical arrival time, rounded up
 -- to the microsecond) and frac (how far the exact TAT lies before it, in
 -- 1/limit_reduced us). Durations below are scaled to 1/limit_reduced us, so
 -- one unit of cost is exactly window_reduced of them; as they reach 2^85,

@@ -1,4 +1,4 @@
--- Sliding log, as core/sliding_log.cpp, kept in a Redis LIST (key schema
+-- Sliding log, as core/algorithms/sliding_log.cpp, kept in a Redis LIST (key schema
 -- v2): one element per instant, oldest first, each 24 bytes packed as
 -- struct '<i8i8i8': at, cost, and the running total of the costs up to it.
 -- Every limit of the key shares the one log (they consume and give back the

@@ -1,4 +1,4 @@
--- Sliding window, as core/sliding_window.cpp. State: non-zero counters
+-- Sliding window, as core/algorithms/sliding_window.cpp. State: non-zero counters
 -- {index, count} per sub-window of granularity g, oldest first. Stored as:
 -- count, then index and count of each counter.
 local algo = {}

@@ -1,4 +1,4 @@
--- Token bucket, as core/token_bucket.cpp. State: level (tokens scaled by
+-- Token bucket, as core/algorithms/token_bucket.cpp. State: level (tokens scaled by
 -- window_reduced) and at (when it was measured); a missing key is unused.
 -- The level reaches burst * window_reduced (up to 2^85), so here it is a
 -- pair (tokens, part): tokens * window_reduced + part. Stored as one number

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "clock.h"
-#include "policy.h"
+#include "config/policy.h"
 #include "redis_env.h"
 
 namespace rl::test {

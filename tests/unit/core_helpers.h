@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "decide.h"
-#include "rate.h"
+#include "algorithms/decide.h"
+#include "config/rate.h"
 #include "verdict.h"
 
 namespace rl_test {

@@ -8,7 +8,7 @@
 
 #include "clock.h"
 #include "limiter.h"
-#include "memory_store.h"
+#include "memory/memory_store.h"
 
 namespace {
 

@@ -1,8 +1,8 @@
 // The on_failure and local_share settings, and the local fallback's limits.
 #include <gtest/gtest.h>
 
+#include "config/policy.h"
 #include "error.h"
-#include "policy.h"
 
 namespace rl {
 namespace {

@@ -1,5 +1,5 @@
 // fixed_window: on the struct, then through the memory store with the manual clock.
-#include "fixed_window.h"
+#include "algorithms/fixed_window.h"
 
 #include "capi_helpers.h"
 #include "core_helpers.h"

@@ -1,5 +1,5 @@
 // gcra: on the struct, then through the memory store with the manual clock.
-#include "gcra.h"
+#include "algorithms/gcra.h"
 
 #include "capi_helpers.h"
 #include "core_helpers.h"

@@ -1,10 +1,10 @@
 // Several limits on one limiter ("2/s, 3/1m"): all are checked, consumed
 // all-or-nothing; remaining is the smallest, retry_after and reset_after
 // the largest, and limit belongs to the limit with the smallest remaining.
+#include "algorithms/gcra.h"
+#include "algorithms/sliding_log.h"
 #include "capi_helpers.h"
 #include "core_helpers.h"
-#include "gcra.h"
-#include "sliding_log.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // sliding_log: on the struct, then through the memory store with the manual clock.
-#include "sliding_log.h"
+#include "algorithms/sliding_log.h"
 
 #include "capi_helpers.h"
 #include "core_helpers.h"

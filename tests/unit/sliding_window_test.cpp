@@ -1,5 +1,5 @@
 // sliding_window: on the struct, then through the memory store with the manual clock.
-#include "sliding_window.h"
+#include "algorithms/sliding_window.h"
 
 #include "capi_helpers.h"
 #include "core_helpers.h"

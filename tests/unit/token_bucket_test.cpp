@@ -1,5 +1,5 @@
 // token_bucket: on the struct, then through the memory store with the manual clock.
-#include "token_bucket.h"
+#include "algorithms/token_bucket.h"
 
 #include "capi_helpers.h"
 #include "core_helpers.h"

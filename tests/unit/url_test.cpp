@@ -1,6 +1,6 @@
 // Store URLs: credentials never reach a message, userinfo is split off before
 // '/', '?' and '#', and malformed hosts are refused when the store opens.
-#include "url.h"
+#include "config/url.h"
 
 #include <gtest/gtest.h>
 

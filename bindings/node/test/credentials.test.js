@@ -87,7 +87,7 @@ test('an open refused for its credentials does not quote them', { skip: noAuthSe
 });
 
 // librl's messages about a malformed URL name the url, but never quote the
-// password in it (core/url.cpp; these fail until librl redacts them).
+// password in it (core/config/url.cpp; these fail until librl redacts them).
 test('a malformed URL holding a password is refused without quoting it', async () => {
   const password = 's3cret-pw';
   for (const url of [

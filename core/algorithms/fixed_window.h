@@ -2,7 +2,7 @@
 // multiples of the window length since the clock's epoch.
 #pragma once
 
-#include "rate.h"
+#include "config/rate.h"
 #include "verdict.h"
 
 namespace rl {

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "rate.h"
+#include "config/rate.h"
 #include "verdict.h"
 
 namespace rl {

@@ -10,7 +10,7 @@
 
 #include <deque>
 
-#include "rate.h"
+#include "config/rate.h"
 #include "verdict.h"
 
 namespace rl {

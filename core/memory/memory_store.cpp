@@ -13,11 +13,11 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <cstring>
 
-#include "fixed_window.h"
-#include "gcra.h"
-#include "sliding_log.h"
-#include "sliding_window.h"
-#include "token_bucket.h"
+#include "algorithms/fixed_window.h"
+#include "algorithms/gcra.h"
+#include "algorithms/sliding_log.h"
+#include "algorithms/sliding_window.h"
+#include "algorithms/token_bucket.h"
 
 namespace rl {
 namespace {

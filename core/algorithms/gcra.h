@@ -8,7 +8,7 @@
 // (the same as token_bucket), never rounded per request.
 #pragma once
 
-#include "rate.h"
+#include "config/rate.h"
 #include "verdict.h"
 
 namespace rl {

@@ -4,7 +4,7 @@
 // reaches burst * window_reduced (up to 2^85), hence int128.
 #pragma once
 
-#include "rate.h"
+#include "config/rate.h"
 #include "verdict.h"
 #include "wide.h"
 
