@@ -3,13 +3,15 @@
 -- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
 -- docs/key-schema.md for the arguments and the stored value).
 --
--- KEYS[1]  the key's state (key schema v1; v2 for sliding_log's list)
--- ARGV[1]  now in microseconds, or '' to read Redis TIME
--- ARGV[2]  cost
--- ARGV[3]  smallest TTL in ms ('0' with TIME; large under the manual clock,
---          whose time does not move with Redis's)
--- ARGV[4]  number of limits, then 6 values per limit: limit, window_us,
---          burst, limit_reduced, window_reduced, granularity_us
+-- keys[1]  the key's state (key schema v1; v2 for sliding_log's list)
+-- argv[1]  now in microseconds, or '' to read Redis TIME
+-- argv[2]  cost
+-- argv[3]  the limits, space-separated: the smallest TTL in ms ('0' with
+--          TIME; large under the manual clock, whose time does not move
+--          with Redis's), then 6 values per limit: limit, window_us, burst,
+--          limit_reduced, window_reduced, granularity_us
+-- As a script (EVALSHA) these are KEYS and ARGV; as a Redis Function
+-- (lua/library.lua) the function's own arguments.
 --
 -- Numbers are Lua doubles: every value stays below 2^53 and is formatted
 -- with '%d' (tostring would print 1.7e+15). A scaled value that can exceed
@@ -99,42 +101,61 @@ local function int(x)
   return format('%d', x)
 end
 
-local function now_us()
-  if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
+local function now_us(at)
+  if at ~= '' then return tonumber(at) end
   local t = call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local function read_rates()
-  local rates = {}
-  for i = 1, tonumber(ARGV[4]) do
-    local at = 4 + (i - 1) * 6
+-- Parsed limits by their argument. A script starts empty each call; a
+-- Function library keeps it, so a policy is parsed once per server.
+local parsed_limits, parsed_count = {}, 0
+
+local function limits_of(text)
+  local rates = parsed_limits[text]
+  if rates then return rates end
+  local nums, from = {}, 1
+  while true do
+    local space = find(text, ' ', from, true)
+    nums[#nums + 1] = tonumber(sub(text, from, space and space - 1))
+    if not space then break end
+    from = space + 1
+  end
+  rates = { min_ttl = nums[1] }
+  for i = 1, (#nums - 1) / 6 do
+    local at = 1 + (i - 1) * 6
     rates[i] = {
-      limit = tonumber(ARGV[at + 1]),
-      window = tonumber(ARGV[at + 2]),
-      burst = tonumber(ARGV[at + 3]),
-      lr = tonumber(ARGV[at + 4]),
-      wr = tonumber(ARGV[at + 5]),
-      g = tonumber(ARGV[at + 6]),
+      limit = nums[at + 1],
+      window = nums[at + 2],
+      burst = nums[at + 3],
+      lr = nums[at + 4],
+      wr = nums[at + 5],
+      g = nums[at + 6],
     }
   end
+  if parsed_count >= 1024 then -- bounded: policies are few, but keys of rates may not be
+    parsed_limits, parsed_count = {}, 0
+  end
+  parsed_limits[text], parsed_count = rates, parsed_count + 1
   return rates
 end
 
 -- The stored value: the integers of every limit's state, space-separated.
+local function numbers_of(raw)
+  -- Split on single spaces with find: a third of the cost of gmatch.
+  local nums, from = {}, 1
+  while true do
+    local space = find(raw, ' ', from, true)
+    nums[#nums + 1] = tonumber(sub(raw, from, space and space - 1))
+    if not space then break end
+    from = space + 1
+  end
+  return nums
+end
+
 local function load(key, algo, rates)
   local raw = call('GET', key)
-  local nums = {}
-  if raw then
-    -- Split on single spaces with find: a third of the cost of gmatch.
-    local from = 1
-    while true do
-      local space = find(raw, ' ', from, true)
-      nums[#nums + 1] = tonumber(sub(raw, from, space and space - 1))
-      if not space then break end
-      from = space + 1
-    end
-  end
+  local nums = raw and numbers_of(raw) or {}
   local states, pos = {}, 1
   for i, r in ipairs(rates) do
     if nums[pos] == nil then
@@ -158,7 +179,7 @@ local function save(key, algo, states, rates, now)
     call('DEL', key)
     return
   end
-  local ttl = max(ceil_div(idle - now, 1000), tonumber(ARGV[3]))
+  local ttl = max(ceil_div(idle - now, 1000), rates.min_ttl)
   call('SET', key, concat(out, ' '), 'PX', int(ttl))
 end
 
@@ -198,8 +219,8 @@ local function open(key, algo, rates)
 end
 
 -- refund and reset change every limit, then report the state afterwards.
-local function change(algo, op)
-  local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
+local function change(keys, argv, algo, op)
+  local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
   local states = open(key, algo, rates)
   if algo.open then
     if op == 'refund' then algo.give_back(states[1], rates, now, cost) else algo.forget(states[1]) end
@@ -218,9 +239,34 @@ local function change(algo, op)
   return combine(vs)
 end
 
+-- One limit, the usual case: the steps of decide below without its lists
+-- (a table costs as much as the arithmetic of a decision).
+local function decide_one(key, algo, rates, now, cost, record)
+  local r, s = rates[1], nil
+  if algo.open then
+    s = algo.open(key)
+  else
+    local raw = call('GET', key)
+    if raw then s = algo.decode(numbers_of(raw), 1, r) else s = algo.empty() end
+  end
+  local v = algo.decide(s, r, now, cost)
+  if not v.allowed then
+    local unchanged = algo.decide(s, r, now, 0)
+    return { 0, r.limit, unchanged.remaining, v.retry, unchanged.reset, 0 }
+  end
+  if record and algo.open then
+    algo.record(s, rates, now, cost)
+  elseif record then
+    algo.consume(s, r, now, cost)
+    save(key, algo, { s }, rates, now)
+  end
+  return { 1, r.limit, v.remaining, v.retry, v.reset, 0 }
+end
+
 -- acquire and peek: all limits must admit; only acquire records.
-local function decide(algo, record)
-  local key, now, cost, rates = KEYS[1], now_us(), tonumber(ARGV[2]), read_rates()
+local function decide(keys, argv, algo, record)
+  local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
+  if rates[2] == nil then return decide_one(key, algo, rates, now, cost, record) end
   local states = open(key, algo, rates)
   local vs, all = {}, true
   for i, r in ipairs(rates) do
@@ -247,4 +293,3 @@ local function decide(algo, record)
   out[1] = 0
   return out
 end
-

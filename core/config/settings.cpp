@@ -58,6 +58,11 @@ void validate_breaker_cooldown(std::string_view value) {
 void validate_max_keys(std::string_view value) {
   parse_count("max_keys", value, kMinMaxKeys, kMaxMaxKeys);
 }
+void validate_script_mode(std::string_view value) {
+  if (value != "functions" && value != "scripts") {
+    fail_invalid("script_mode: " + quote(value) + " is not 'functions' or 'scripts'");
+  }
+}
 void validate_liveness_timeout(std::string_view value) {
   parse_count("liveness_timeout_ms", value, 1, 3600000);
 }
@@ -112,6 +117,10 @@ constexpr SettingInfo kSettings[] = {
      "a Redis connection that reads nothing this long while replies are awaited is dropped and "
      "reconnected (default 2000)",
      validate_liveness_timeout},
+    {"script_mode", Scope::store,
+     "how Redis runs rl's Lua code: functions (default: one library, FUNCTION LOAD once, FCALL; "
+     "falls back to scripts on a server or user without them) or scripts (EVALSHA)",
+     validate_script_mode},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

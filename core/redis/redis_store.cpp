@@ -43,6 +43,7 @@ struct StoreOptions {
   std::string prefix = "rl";
   milliseconds timeout{1000};
   bool manual_clock = false;
+  ScriptMode script_mode = ScriptMode::functions;
 };
 
 // Parses "[user:]password@host:port/db" and the store settings.
@@ -113,7 +114,7 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   std::shared_ptr<RedisStore> store_;
   Algorithm algorithm_;
   KeyShape keys_;
-  std::vector<std::string> limit_args_;  // count, then 6 values per limit
+  std::string limits_arg_;  // the smallest TTL, then 6 values per limit (lua/common.lua)
 };
 
 class RedisStore final : public Store, public std::enable_shared_from_this<RedisStore> {
@@ -121,7 +122,8 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   RedisStore(NodeOptions node, StoreOptions options, std::unique_ptr<Clock> clock)
       : options_(std::move(options)),
         clock_(std::move(clock)),
-        runtime_(std::make_shared<Runtime>()) {
+        runtime_(std::make_shared<Runtime>()),
+        scripts_(options_.script_mode) {
     runtime_->topology =
         std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
     thread_ = std::thread([runtime = runtime_] {
@@ -168,8 +170,8 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
               ReplyHandler done) {
     if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
     Connection& node = runtime_->topology->node_for(hash_tag);
-    run_scripts(node, std::move(calls),
-                std::chrono::steady_clock::now() + effective_timeout(timeout_us), std::move(done));
+    scripts_.run(node, std::move(calls),
+                 std::chrono::steady_clock::now() + effective_timeout(timeout_us), std::move(done));
   }
 
   std::chrono::microseconds effective_timeout(int64_t timeout_us) const {
@@ -204,6 +206,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   const StoreOptions options_;
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<Runtime> runtime_;
+  ScriptRunner scripts_;
   std::thread thread_;
   std::atomic<bool> closed_{false};
   std::mutex close_mutex_;
@@ -214,11 +217,12 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
     : store_(std::move(store)),
       algorithm_(policy.algorithm),
       keys_(key_shape(store_->options().prefix, policy)) {
-  limit_args_.push_back(std::to_string(policy.rates.size()));
+  limits_arg_ = store_->options().manual_clock ? std::to_string(kManualClockMinTtlMs) : "0";
   for (const Rate& r : policy.rates) {
     for (int64_t v :
          {r.limit, r.window_us, r.burst, r.limit_reduced, r.window_reduced, r.granularity_us}) {
-      limit_args_.push_back(std::to_string(v));
+      limits_arg_ += ' ';
+      limits_arg_ += std::to_string(v);
     }
   }
 }
@@ -226,11 +230,10 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
 ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
   ScriptCall c{&script_for(algorithm_, op), {keys_.key_for(key)}, {}};
   Clock& clock = store_->clock();
-  c.args.reserve(3 + limit_args_.size());
+  c.args.reserve(3);
   c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());
   c.args.push_back(std::to_string(cost));
-  c.args.push_back(clock.is_manual() ? std::to_string(kManualClockMinTtlMs) : "0");
-  c.args.insert(c.args.end(), limit_args_.begin(), limit_args_.end());
+  c.args.push_back(limits_arg_);
   return c;
 }
 
@@ -335,6 +338,7 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   if (auto v = settings.get("prefix")) options.prefix = *v;
   if (auto v = settings.get("timeout_ms"))
     options.timeout = milliseconds(parse_count("timeout_ms", *v, 1, 3600000));
+  if (auto v = settings.get("script_mode")) options.script_mode = parse_script_mode(*v);
   options.manual_clock = clock->is_manual();
   const milliseconds connect_timeout = node.connect_timeout;
   auto store = std::make_shared<RedisStore>(std::move(node), std::move(options), std::move(clock));

@@ -1,63 +1,154 @@
 #include "script_call.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
+
+#include "error.h"
 
 namespace rl::redis {
 namespace {
 
-std::string format_script_call(const ScriptCall& call, bool by_sha) {
+// How one call is sent; a call that finds its code missing moves on to the
+// next way, so at most four rounds: fcall, load_then_fcall, evalsha, eval.
+enum class Way { fcall, load_then_fcall, evalsha, eval };
+
+std::string format_call(const ScriptCall& call, Way way) {
   std::vector<std::string_view> argv;
   argv.reserve(3 + call.keys.size() + call.args.size());
   const std::string key_count = std::to_string(call.keys.size());
-  argv.push_back(by_sha ? "EVALSHA" : "EVAL");
-  argv.push_back(by_sha ? call.script->sha1 : call.script->body);
+  switch (way) {
+    case Way::fcall:
+    case Way::load_then_fcall:
+      argv.push_back("FCALL");
+      argv.push_back(call.script->function);
+      break;
+    case Way::evalsha:
+      argv.push_back("EVALSHA");
+      argv.push_back(call.script->sha1);
+      break;
+    case Way::eval:
+      argv.push_back("EVAL");
+      argv.push_back(call.script->body);
+      break;
+  }
   argv.push_back(key_count);
   for (const std::string& k : call.keys) argv.push_back(k);
   for (const std::string& a : call.args) argv.push_back(a);
   return format_command(argv);
 }
 
-bool is_noscript(const Reply& r) {
-  return r.is_error() && r.text.compare(0, 8, "NOSCRIPT") == 0;
+bool starts_with(const Reply& r, std::string_view prefix) {
+  return r.is_error() && std::string_view(r.text).substr(0, prefix.size()) == prefix;
+}
+
+// FCALL or FUNCTION LOAD cannot be used here at all: not a command of this
+// server (Redis 6), or not one this ACL user may run.
+bool functions_refused(const Reply& r) {
+  return starts_with(r, "ERR unknown command") || starts_with(r, "NOPERM");
+}
+
+// One run: the calls, their replies as they become final, and who is told.
+// Its rounds follow one another, each from the previous one's reply.
+struct Run {
+  Connection* node;
+  std::atomic<ScriptMode>* mode;
+  std::vector<ScriptCall> calls;
+  std::vector<Reply> replies;
+  Deadline deadline;
+  ReplyHandler done;
+};
+
+void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way way);
+
+// Where a call whose reply is `r` goes next, or nullopt when `r` is final.
+std::optional<Way> next_way(const Reply& r, Way way, bool load_failed) {
+  switch (way) {
+    case Way::fcall:
+      if (functions_refused(r)) return Way::evalsha;
+      if (starts_with(r, "ERR Function not found")) return Way::load_then_fcall;
+      return std::nullopt;
+    case Way::load_then_fcall:
+      if (load_failed || functions_refused(r) || starts_with(r, "ERR Function not found"))
+        return Way::evalsha;
+      return std::nullopt;
+    case Way::evalsha:
+      if (starts_with(r, "NOSCRIPT")) return Way::eval;
+      return std::nullopt;
+    case Way::eval: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which, Way way,
+              Failure&& failure, std::vector<Reply>&& replies) {
+  if (failure) return run->done(std::move(failure), {});
+  size_t first = 0;
+  bool load_failed = false;
+  if (way == Way::load_then_fcall) {
+    // Another client may have loaded it first: the same name is the same code.
+    const Reply& load = replies[0];
+    load_failed = load.is_error() && load.text.find("already exists") == std::string::npos;
+    first = 1;
+  }
+  // Calls sent again all go the furthest way any of them needs: none of
+  // them ran, so any way is right.
+  std::vector<size_t> again;
+  Way then = way;
+  for (size_t j = 0; j < which.size(); ++j) {
+    Reply& r = replies[first + j];
+    if (std::optional<Way> next = next_way(r, way, load_failed)) {
+      again.push_back(which[j]);
+      then = std::max(then, *next);
+    } else {
+      run->replies[which[j]] = std::move(r);
+    }
+  }
+  if (again.empty()) return run->done(Failure{}, std::move(run->replies));
+  if (then >= Way::evalsha && way <= Way::load_then_fcall)
+    run->mode->store(ScriptMode::scripts, std::memory_order_relaxed);
+  try {
+    send_round(run, std::move(again), then);
+  } catch (const Error& e) {  // the store closed meanwhile
+    run->done(Failure{e.code(), e.what()}, {});
+  }
+}
+
+// Throws what Connection::send throws (Code::shutdown).
+void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way way) {
+  Request request;
+  request.deadline = run->deadline;
+  request.count = which.size();
+  if (way == Way::load_then_fcall) {
+    request.commands += format_command({"FUNCTION", "LOAD", function_library().code});
+    ++request.count;
+  }
+  for (size_t i : which) request.commands += format_call(run->calls[i], way);
+  request.done = [run, which, way](Failure&& f, std::vector<Reply>&& replies) {
+    on_round(run, which, way, std::move(f), std::move(replies));
+  };
+  run->node->send(std::move(request));
 }
 
 }  // namespace
 
-void run_scripts(Connection& node, std::vector<ScriptCall> calls, Deadline deadline,
-                 ReplyHandler done) {
-  Request request;
-  request.count = calls.size();
-  request.deadline = deadline;
-  for (const ScriptCall& c : calls) request.commands += format_script_call(c, true);
-  auto shared_calls = std::make_shared<std::vector<ScriptCall>>(std::move(calls));
-  Connection* connection = &node;  // lives as long as the I/O thread runs
-  auto finish = std::make_shared<ReplyHandler>(std::move(done));
-  request.done = [connection, shared_calls, deadline, finish](Failure&& failure,
-                                                              std::vector<Reply>&& replies) {
-    if (failure) return (*finish)(std::move(failure), {});
-    std::vector<size_t> missing;
-    Request reload;
-    reload.deadline = deadline;
-    for (size_t i = 0; i < replies.size(); ++i) {
-      if (!is_noscript(replies[i])) continue;
-      missing.push_back(i);
-      reload.commands += format_script_call((*shared_calls)[i], false);
-    }
-    if (missing.empty()) return (*finish)(Failure{}, std::move(replies));
-    reload.count = missing.size();
-    auto first = std::make_shared<std::vector<Reply>>(std::move(replies));
-    reload.done = [first, missing, finish](Failure&& f, std::vector<Reply>&& again) {
-      if (f) return (*finish)(std::move(f), {});
-      for (size_t j = 0; j < missing.size(); ++j) (*first)[missing[j]] = std::move(again[j]);
-      (*finish)(Failure{}, std::move(*first));
-    };
-    try {
-      connection->send(std::move(reload));
-    } catch (const Error& e) {  // the store closed meanwhile
-      (*finish)(Failure{e.code(), e.what()}, {});
-    }
-  };
-  node.send(std::move(request));
+ScriptMode parse_script_mode(std::string_view text) {
+  // Settings::set checked it is one of the two.
+  return text == "scripts" ? ScriptMode::scripts : ScriptMode::functions;
+}
+
+void ScriptRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline,
+                       ReplyHandler done) {
+  auto run = std::make_shared<Run>();
+  run->node = &node;  // lives as long as the I/O thread runs
+  run->mode = &mode_;
+  run->replies.resize(calls.size());
+  run->calls = std::move(calls);
+  run->deadline = deadline;
+  run->done = std::move(done);
+  std::vector<size_t> all(run->calls.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  send_round(run, std::move(all), mode() == ScriptMode::functions ? Way::fcall : Way::evalsha);
 }
 
 }  // namespace rl::redis

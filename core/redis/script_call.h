@@ -1,9 +1,16 @@
-// Runs scripts by SHA1 (EVALSHA). A NOSCRIPT answer means the script did not
-// run (the cache was flushed, or the server restarted), so that call alone is
-// sent again as EVAL, which also loads it: transparent to the caller, and a
-// request is never counted twice.
+// Runs the Lua code of lua/ on one node, as Redis Functions (FCALL, Redis 7)
+// or as scripts (EVALSHA). Either way, an answer saying the code is not
+// there means the call did not run, so that call alone is sent again after
+// the code is loaded: transparent to the caller, never counted twice.
+// - Functions: "Function not found" (a new server, FUNCTION FLUSH): FUNCTION
+//   LOAD, then the call again, in one write. A server without FCALL (Redis
+//   6) or a user not allowed FCALL or FUNCTION LOAD: the runner falls back
+//   to scripts for good.
+// - Scripts: NOSCRIPT (cache flushed, restart): the call again as EVAL,
+//   which also loads it.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -18,8 +25,23 @@ struct ScriptCall {
   std::vector<std::string> args;
 };
 
-// All calls leave in one write; `done` gets one reply per call, in order.
-void run_scripts(Connection& node, std::vector<ScriptCall> calls, Deadline deadline,
-                 ReplyHandler done);
+enum class ScriptMode { functions, scripts };
+
+// The store setting script_mode ("functions", the default, or "scripts").
+ScriptMode parse_script_mode(std::string_view text);
+
+class ScriptRunner {
+ public:
+  explicit ScriptRunner(ScriptMode mode) : mode_(mode) {}
+
+  // All calls leave in one write; `done` gets one reply per call, in order.
+  void run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline, ReplyHandler done);
+
+  // What the next call is sent as.
+  ScriptMode mode() const { return mode_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<ScriptMode> mode_;
+};
 
 }  // namespace rl::redis

@@ -13,7 +13,8 @@ struct Entry {
   Script script;
 };
 
-// Generated: {"gcra", "acquire", {"<sha1>", R"rl_lua(...)rl_lua"}}, ...
+// Generated: {"gcra", "acquire", {"<sha1>", R"rl_lua(...)rl_lua", "rl_<version>_gcra_acquire"}},
+// ...
 constexpr Entry kScripts[] = {
 #include "redis_scripts.inc"
 };
@@ -28,7 +29,16 @@ std::string_view op_name(Op op) {
   return "?";
 }
 
+// Generated: "rl_<version>", R"rl_lua(#!lua name=rl_<version>...)rl_lua"
+constexpr Library kLibrary{
+#include "redis_library.inc"
+};
+
 }  // namespace
+
+const Library& function_library() {
+  return kLibrary;
+}
 
 const Script& script_for(Algorithm algorithm, Op op) {
   for (const Entry& e : kScripts) {

@@ -116,7 +116,7 @@ end
 local function expire(log, rates, now)
   if log.n == 0 then return end
   local idle = entry(log, log.n - 1).at + longest(rates)
-  call('PEXPIRE', log.key, int(max(ceil_div(idle - now, 1000), tonumber(ARGV[3]))))
+  call('PEXPIRE', log.key, int(max(ceil_div(idle - now, 1000), rates.min_ttl)))
 end
 
 function algo.record(log, rates, now, cost)

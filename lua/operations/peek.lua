@@ -1,2 +1,2 @@
 -- peek: what acquire would answer, recording nothing.
-return decide(algo, false)
+return decide(KEYS, ARGV, algo, false)

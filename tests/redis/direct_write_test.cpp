@@ -133,7 +133,7 @@ TEST(DirectWrite, DeadlineShorterThanTheWatchIsKept) {
 
 // A server on loopback that answers the handshake and one call, then reads
 // nothing until resumed (so a large write fills the socket), then answers
-// every EVALSHA with a fixed verdict. It parses what it receives as RESP:
+// every FCALL or EVALSHA with a fixed verdict. It parses what it receives as RESP:
 // bytes lost, repeated or out of order would fail the parse or the count.
 class StallingServer {
  public:
@@ -197,7 +197,7 @@ class StallingServer {
                 : "";
         if (name == "PING") {
           replies += "+PONG\r\n";
-        } else if (name == "EVALSHA") {
+        } else if (name == "FCALL" || name == "EVALSHA") {
           ++evalshas_;
           replies += "*6\r\n:1\r\n:1000\r\n:999\r\n:0\r\n:0\r\n:0\r\n";  // a script reply
         } else {

@@ -92,6 +92,8 @@ const Fault kFaults[] = {
      [](FaultProxy&) {}},
     {"SCRIPT FLUSH", [](FaultProxy&) { redis_cli("script flush"); }, [](FaultProxy&) {},
      Effect::none},
+    {"FUNCTION FLUSH", [](FaultProxy&) { redis_cli("function flush"); }, [](FaultProxy&) {},
+     Effect::none},
     {"maxmemory with noeviction (OOM)",
      [](FaultProxy&) {
        redis_cli("config set maxmemory-policy noeviction");

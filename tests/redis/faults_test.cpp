@@ -1,4 +1,4 @@
-// Faults: a flushed script cache, a restarted server, a paused server, a
+// Faults: a restarted server, a paused server, a
 // server that is not there, and closing a store with calls in flight.
 #include <condition_variable>
 #include <mutex>
@@ -12,37 +12,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Ms = std::chrono::milliseconds;
-
-TEST(Noscript, ScriptFlushMidRunIsInvisibleAndCountsNothingTwice) {
-  auto store = open_redis("clock=manual");
-  Limiter limiter(store, limiter_settings("sliding_log", "100000/h"));
-  std::atomic<int64_t> admitted{0};
-  std::atomic<int> errors{0};
-  std::atomic<bool> running{true};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 300; ++i) {
-        const Outcome o = limiter.run(Op::acquire, "k", 1);
-        if (o.code != Code::ok) ++errors;
-        if (o.verdict.allowed) ++admitted;
-      }
-    });
-  }
-  std::thread flusher([&] {
-    for (int i = 0; i < 5 && running; ++i) {
-      redis_cli("script flush");
-      std::this_thread::sleep_for(Ms(20));  // spread the flushes over the run
-    }
-  });
-  for (auto& t : threads) t.join();
-  running = false;
-  flusher.join();
-  EXPECT_EQ(errors, 0);
-  EXPECT_EQ(admitted, 1200);
-  // Redis holds exactly the admitted units: none was counted twice.
-  EXPECT_EQ(limiter.run(Op::peek, "k", 0).verdict.remaining, 100000 - 1200);
-}
 
 TEST(Restart, CallsFailWithinTheDeadlineThenRecoverWithinASecond) {
   // Without the circuit breaker: the 5 failures below would open it, and its
