@@ -63,6 +63,11 @@ void validate_script_mode(std::string_view value) {
     fail_invalid("script_mode: " + quote(value) + " is not 'functions' or 'scripts'");
   }
 }
+void validate_coalesce(std::string_view value) {
+  if (value != "on" && value != "off") {
+    fail_invalid("coalesce: " + quote(value) + " is not 'on' or 'off'");
+  }
+}
 void validate_liveness_timeout(std::string_view value) {
   parse_count("liveness_timeout_ms", value, 1, 3600000);
 }
@@ -121,6 +126,10 @@ constexpr SettingInfo kSettings[] = {
      "how Redis runs rl's Lua code: functions (default: one library, FUNCTION LOAD once, FCALL; "
      "falls back to scripts on a server or user without them) or scripts (EVALSHA)",
      validate_script_mode},
+    {"coalesce", Scope::store,
+     "on (default): with script_mode=functions, calls that wait behind one in flight leave "
+     "together as one FCALL deciding them in order; off: each call is its own command",
+     validate_coalesce},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
 };

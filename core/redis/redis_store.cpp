@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "coalescer.h"
 #include "config/url.h"
 #include "error_reply.h"
 #include "executor.h"
@@ -44,6 +45,7 @@ struct StoreOptions {
   milliseconds timeout{1000};
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
+  bool coalesce = true;
 };
 
 // Parses "[user:]password@host:port/db" and the store settings.
@@ -123,7 +125,8 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
       : options_(std::move(options)),
         clock_(std::move(clock)),
         runtime_(std::make_shared<Runtime>()),
-        scripts_(options_.script_mode) {
+        scripts_(options_.script_mode),
+        coalescer_(scripts_) {
     runtime_->topology =
         std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
     thread_ = std::thread([runtime = runtime_] {
@@ -170,8 +173,12 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
               ReplyHandler done) {
     if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
     Connection& node = runtime_->topology->node_for(hash_tag);
-    scripts_.run(node, std::move(calls),
-                 std::chrono::steady_clock::now() + effective_timeout(timeout_us), std::move(done));
+    const Deadline deadline = std::chrono::steady_clock::now() + effective_timeout(timeout_us);
+    if (calls.size() == 1 && options_.coalesce) {
+      coalescer_.run(node, std::move(calls[0]), deadline, std::move(done));
+    } else {
+      scripts_.run(node, std::move(calls), deadline, std::move(done));
+    }
   }
 
   std::chrono::microseconds effective_timeout(int64_t timeout_us) const {
@@ -207,6 +214,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<Runtime> runtime_;
   ScriptRunner scripts_;
+  Coalescer coalescer_;
   std::thread thread_;
   std::atomic<bool> closed_{false};
   std::mutex close_mutex_;
@@ -339,6 +347,7 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   if (auto v = settings.get("timeout_ms"))
     options.timeout = milliseconds(parse_count("timeout_ms", *v, 1, 3600000));
   if (auto v = settings.get("script_mode")) options.script_mode = parse_script_mode(*v);
+  if (auto v = settings.get("coalesce")) options.coalesce = *v == "on";
   options.manual_clock = clock->is_manual();
   const milliseconds connect_timeout = node.connect_timeout;
   auto store = std::make_shared<RedisStore>(std::move(node), std::move(options), std::move(clock));

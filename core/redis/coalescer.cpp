@@ -1,0 +1,192 @@
+#include "coalescer.h"
+
+#include <algorithm>
+
+#include "error.h"
+
+namespace rl::redis {
+namespace {
+
+// "rl_<version>_gcra_acquire" -> "gcra_acquire": how the batch names it.
+std::string_view entry_of(const Script& script) {
+  return script.function.substr(function_library().name.size() + 1);
+}
+
+const std::string& batch_function() {
+  static const std::string name = std::string(function_library().name) + "_batch";
+  return name;
+}
+
+bool starts_with(const std::string& text, std::string_view prefix) {
+  return std::string_view(text).substr(0, prefix.size()) == prefix;
+}
+
+// The batch function did not run at all: not loaded, or not allowed.
+bool batch_not_run(const Reply& r) {
+  return r.is_error() &&
+         (starts_with(r.text, "ERR Function not found") ||
+          starts_with(r.text, "ERR unknown command") || starts_with(r.text, "NOPERM"));
+}
+
+void fail(std::vector<std::shared_ptr<ReplyHandler>>& dones, Code code, const std::string& why) {
+  for (auto& done : dones) (*done)(Failure{code, why}, {});
+}
+
+}  // namespace
+
+void Coalescer::run(Connection& node, ScriptCall call, Deadline deadline, ReplyHandler done) {
+  Waiting w{std::move(call), deadline, std::make_shared<ReplyHandler>(std::move(done))};
+  bool alone_outside_lane = runner_.mode() != ScriptMode::functions;
+  if (!alone_outside_lane) {
+    std::lock_guard lock(mutex_);
+    Lane& lane = lanes_[&node];
+    if (!lane.busy) {
+      lane.busy = true;
+      lane.in_flight_deadline = deadline;
+    } else if (deadline >= lane.in_flight_deadline) {
+      lane.waiting.push_back(std::move(w));
+      return;
+    } else {
+      alone_outside_lane = true;  // in a hurry: it does not wait
+    }
+  }
+  if (alone_outside_lane) {
+    std::vector<ScriptCall> calls;
+    calls.push_back(std::move(w.call));
+    return runner_.run(node, std::move(calls), deadline,
+                       [done = w.done](Failure&& f, std::vector<Reply>&& r) {
+                         (*done)(std::move(f), std::move(r));
+                       });
+  }
+  try {
+    send_alone(node, w);
+  } catch (const Error&) {
+    next(node);  // fails what waits behind it: the store is closed
+    throw;
+  }
+}
+
+void Coalescer::send_alone(Connection& node, Waiting& w) {
+  std::vector<ScriptCall> calls;
+  calls.push_back(std::move(w.call));
+  runner_.run(node, std::move(calls), w.deadline,
+              [this, &node, done = w.done](Failure&& f, std::vector<Reply>&& replies) {
+                next(node);
+                (*done)(std::move(f), std::move(replies));
+              });
+}
+
+void Coalescer::next(Connection& node) {
+  auto batch = std::make_shared<std::vector<Waiting>>();
+  {
+    std::lock_guard lock(mutex_);
+    Lane& lane = lanes_[&node];
+    if (lane.waiting.empty()) {
+      lane.busy = false;
+      return;
+    }
+    batch->swap(lane.waiting);
+    lane.in_flight_deadline = Deadline::min();
+    for (const Waiting& w : *batch)
+      lane.in_flight_deadline = std::max(lane.in_flight_deadline, w.deadline);
+  }
+  try {
+    if (batch->size() == 1) return send_alone(node, (*batch)[0]);
+    send_batch(node, batch);
+  } catch (const Error& e) {  // the store closed meanwhile: nothing more leaves
+    for (Waiting& w : *batch) (*w.done)(Failure{e.code(), e.what()}, {});
+    next(node);
+  }
+}
+
+// At most this many calls per FCALL: one FCALL holds Redis for all of its
+// calls (some microseconds each), so a long queue leaves as several,
+// pipelined in one write, and other clients get a turn between them.
+constexpr size_t kMaxPerFcall = 64;
+
+void Coalescer::send_batch(Connection& node, const std::shared_ptr<std::vector<Waiting>>& calls) {
+  const std::vector<Waiting>& batch = *calls;
+  Request request;
+  request.deadline = Deadline::max();
+  request.count = 0;
+  for (size_t from = 0; from < batch.size(); from += kMaxPerFcall) {
+    const size_t to = std::min(batch.size(), from + kMaxPerFcall);
+    const std::string count = std::to_string(to - from);
+    std::vector<std::string_view> argv;
+    argv.reserve(3 + (to - from) * 5);
+    argv.push_back("FCALL");
+    argv.push_back(batch_function());
+    argv.push_back(count);
+    for (size_t i = from; i < to; ++i) {
+      argv.push_back(batch[i].call.keys.at(0));
+      request.deadline = std::min(request.deadline, batch[i].deadline);
+    }
+    for (size_t i = from; i < to; ++i) {
+      argv.push_back(entry_of(*batch[i].call.script));
+      for (const std::string& a : batch[i].call.args) argv.push_back(a);
+    }
+    request.commands += format_command(argv);
+    ++request.count;
+  }
+  request.done = [this, &node, calls](Failure&& f, std::vector<Reply>&& replies) {
+    if (f) {
+      next(node);
+      for (Waiting& w : *calls) (*w.done)(Failure{f.code, f.message}, {});
+      return;
+    }
+    // Calls whose FCALL did not run at all go again, one by one, after the
+    // others were told; the lane stays busy until then.
+    std::vector<Waiting> again;
+    for (size_t c = 0; c < replies.size(); ++c) {
+      Reply& reply = replies[c];
+      const size_t from = c * kMaxPerFcall;
+      const size_t to = std::min(calls->size(), from + kMaxPerFcall);
+      if (batch_not_run(reply)) {
+        for (size_t i = from; i < to; ++i) again.push_back((*calls)[i]);
+        continue;
+      }
+      const bool per_call = reply.type == Reply::Type::array && reply.elements.size() == to - from;
+      if (!per_call && !reply.is_error()) {
+        reply.type = Reply::Type::error;
+        reply.text = "ERR unexpected reply to a batch of " + std::to_string(to - from);
+      }
+      for (size_t i = from; i < to; ++i) {
+        std::vector<Reply> one(1);
+        one[0] = per_call ? std::move(reply.elements[i - from]) : reply;  // a command's error: each
+        (*(*calls)[i].done)(Failure{}, std::move(one));
+      }
+    }
+    if (again.empty()) return next(node);
+    try {
+      send_each(node, again);
+    } catch (const Error& e) {
+      next(node);
+      for (Waiting& w : again) (*w.done)(Failure{e.code(), e.what()}, {});
+    }
+  };
+  node.send(std::move(request));
+}
+
+void Coalescer::send_each(Connection& node, std::vector<Waiting>& batch) {
+  std::vector<ScriptCall> calls;
+  auto dones = std::make_shared<std::vector<std::shared_ptr<ReplyHandler>>>();
+  Deadline deadline = Deadline::max();
+  for (Waiting& w : batch) {
+    calls.push_back(w.call);
+    dones->push_back(w.done);
+    deadline = std::min(deadline, w.deadline);
+  }
+  // One pipelined write; the lane stays busy until its replies.
+  runner_.run(node, std::move(calls), deadline,
+              [this, &node, dones](Failure&& f, std::vector<Reply>&& replies) {
+                next(node);
+                if (f) return fail(*dones, f.code, f.message);
+                for (size_t i = 0; i < dones->size(); ++i) {
+                  std::vector<Reply> one(1);
+                  one[0] = std::move(replies[i]);
+                  (*(*dones)[i])(Failure{}, std::move(one));
+                }
+              });
+}
+
+}  // namespace rl::redis

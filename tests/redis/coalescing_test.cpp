@@ -1,0 +1,146 @@
+// Coalescing (core/redis/coalescer.h): calls that wait behind one in flight
+// leave as one FCALL of the batch function. Each is decided exactly as if
+// sent alone, in the order it was made; the count stays exact under
+// concurrency; one call's error stays its own.
+#include <random>
+#include <thread>
+
+#include "completions.h"
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Ms = std::chrono::milliseconds;
+
+int64_t fcalls() {
+  const std::string stats = redis_cli("info commandstats");
+  const std::string tag = "cmdstat_fcall:calls=";
+  const size_t at = stats.find(tag);
+  return at == std::string::npos ? 0 : std::stoll(stats.substr(at + tag.size()));
+}
+
+std::string describe(const Outcome& o) {
+  const Verdict& v = o.verdict;
+  return "{code " + std::to_string(static_cast<int>(o.code)) + ", allowed " +
+         std::to_string(v.allowed) + ", limit " + std::to_string(v.limit) + ", remaining " +
+         std::to_string(v.remaining) + ", retry " + std::to_string(v.retry_after_us) + ", reset " +
+         std::to_string(v.reset_after_us) + ", index " + std::to_string(v.limit_index) + "}";
+}
+
+// Bursts of async calls made back to back (so all but the first wait and
+// leave as a batch) decide what the memory store decides for the same
+// calls one by one.
+TEST(Coalescing, BatchedCallsDecideAsTheMemoryStoreInOrder) {
+  for (const char* algorithm : kAlgorithms) {
+    SCOPED_TRACE(algorithm);
+    Settings settings = limiter_settings(algorithm, "20/s, 50/10s");
+    auto memory = open_store("memory://?clock=manual", {});
+    auto redis = open_redis("clock=manual");
+    Limiter on_memory(memory, settings);
+    Limiter on_redis(redis, settings);
+    manual_clock(*memory).set(1'700'000'000'000'000);
+    manual_clock(*redis).set(1'700'000'000'000'000);
+    std::mt19937_64 random(42);
+    const int64_t fcalls_before = fcalls();
+    int calls_made = 0;
+    for (int burst = 0; burst < 30; ++burst) {
+      std::vector<Call> calls;
+      for (int i = 0; i < 40; ++i) {
+        const int pick = static_cast<int>(random() % 100);
+        const Op op = pick < 75   ? Op::acquire
+                      : pick < 88 ? Op::peek
+                      : pick < 98 ? Op::refund
+                                  : Op::reset;
+        const int64_t cost = op == Op::reset ? 0 : 1 + static_cast<int64_t>(random() % 4);
+        calls.push_back(Call{op, "k" + std::to_string(random() % 3), cost});
+      }
+      Completions done(calls.size());
+      std::vector<Outcome> got(calls.size());
+      for (size_t i = 0; i < calls.size(); ++i) {
+        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+          got[i] = o;
+          record(std::move(o));
+        });
+      }
+      ASSERT_TRUE(done.wait_all(Ms(10000)));
+      for (size_t i = 0; i < calls.size(); ++i) {
+        ASSERT_EQ(done.runs[i], 1);
+        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
+      }
+      calls_made += static_cast<int>(calls.size());
+      const int64_t step = static_cast<int64_t>(random() % 700'000);
+      manual_clock(*memory).advance(step);
+      manual_clock(*redis).advance(step);
+    }
+    // Batches happened: fewer commands than calls.
+    EXPECT_LT(fcalls() - fcalls_before, calls_made);
+  }
+}
+
+TEST(Coalescing, ThreadsOnOneKeyAdmitExactlyTheLimit) {
+  auto store = open_redis();
+  Limiter limiter(store, limiter_settings("sliding_window", "1000/h"));
+  constexpr int kThreads = 8, kPerThread = 400;
+  Completions done(kThreads * kPerThread);
+  std::atomic<int> admitted{0};
+  const int64_t fcalls_before = fcalls();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const size_t n = static_cast<size_t>(t * kPerThread + i);
+        limiter.run_async(Call{Op::acquire, "hot", 1},
+                          [&, record = done.for_call(n)](Outcome&& o) mutable {
+                            if (o.code == Code::ok && o.verdict.allowed) ++admitted;
+                            record(std::move(o));
+                          });
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(done.wait_all(Ms(30000)));
+  for (size_t i = 0; i < done.runs.size(); ++i) {
+    ASSERT_EQ(done.runs[i], 1);
+    ASSERT_EQ(done.codes[i], Code::ok);
+  }
+  EXPECT_EQ(admitted, 1000);
+  EXPECT_EQ(limiter.run(Op::peek, "hot", 0).verdict.remaining, 0);
+  const int64_t commands = fcalls() - fcalls_before;
+  EXPECT_LT(commands, kThreads * kPerThread / 2);
+  std::printf("[coalescing] %d calls in %lld FCALLs\n", kThreads * kPerThread,
+              static_cast<long long>(commands));
+}
+
+TEST(Coalescing, OneCallsErrorStaysItsOwn) {
+  const std::string prefix = unique_prefix();
+  auto store = open_store(redis_url("", prefix), {});
+  Limiter limiter(store, limiter_settings("gcra", "100/s"));
+  ASSERT_TRUE(limiter.run(Op::acquire, "bad", 1).verdict.allowed);
+  // The key of "bad" now holds a hash: GET on it fails with WRONGTYPE.
+  const std::string key = redis_cli("--scan --pattern '" + prefix + "*bad*'");
+  ASSERT_FALSE(key.empty());
+  const std::string name = key.substr(0, key.find('\n'));
+  redis_cli("del '" + name + "'");
+  redis_cli("hset '" + name + "' f v");
+  constexpr int kRounds = 20;
+  Completions done(3 * kRounds);
+  for (int i = 0; i < kRounds; ++i) {
+    limiter.run_async(Call{Op::acquire, "a", 1}, done.for_call(3 * i));
+    limiter.run_async(Call{Op::acquire, "bad", 1}, done.for_call(3 * i + 1));
+    limiter.run_async(Call{Op::acquire, "c", 1}, done.for_call(3 * i + 2));
+  }
+  ASSERT_TRUE(done.wait_all(Ms(10000)));
+  for (int i = 0; i < kRounds; ++i) {
+    EXPECT_EQ(done.codes[3 * i], Code::ok);
+    EXPECT_EQ(done.codes[3 * i + 1], Code::backend_error);
+    EXPECT_EQ(done.codes[3 * i + 2], Code::ok);
+  }
+  // Each of the others counted once, whatever batch it was in.
+  EXPECT_EQ(limiter.run(Op::peek, "a", 0).verdict.remaining, 100 - kRounds);
+  EXPECT_EQ(limiter.run(Op::peek, "c", 0).verdict.remaining, 100 - kRounds);
+}
+
+}  // namespace
+}  // namespace rl::test
