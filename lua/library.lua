@@ -22,16 +22,25 @@ end
 -- alone (requests that waited behind a write in flight; see
 -- core/redis/coalescer.h). keys[i] is call i's key; argv holds 4 values per
 -- call: '<algorithm>_<op>', then its 3 arguments. The reply has one element
--- per call: its reply, or its error; an error stops only its own call.
+-- per call: its reply, or its error; an error stops only its own call. The
+-- calls that read Redis's clock read it once: a batch runs at one instant.
 local function batch(keys, argv)
-  local out = {}
+  local out, now = {}, nil
   for i = 1, #keys do
     local at = (i - 1) * 4
     local run = entries[argv[at + 1]]
+    local at_time = argv[at + 2]
+    if at_time == '' then
+      if not now then
+        local t = redis.call('TIME')
+        now = string.format('%d', tonumber(t[1]) * 1000000 + tonumber(t[2]))
+      end
+      at_time = now
+    end
     if not run then
       out[i] = { err = 'ERR rl batch: no function ' .. argv[at + 1] }
     else
-      local ok, reply = pcall(run, { keys[i] }, { argv[at + 2], argv[at + 3], argv[at + 4] })
+      local ok, reply = pcall(run, { keys[i] }, { at_time, argv[at + 3], argv[at + 4] })
       if ok then
         out[i] = reply
       elseif type(reply) == 'table' and reply.err then
