@@ -43,6 +43,13 @@ final class NativeLoader {
       try {
         Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
         System.load(file.toAbsolutePath().toString());
+      } catch (UnsatisfiedLinkError e) {
+        UnsatisfiedLinkError error =
+            new UnsatisfiedLinkError(
+                e.getMessage() + " (the jar's librl_jni needs librl.so.1 installed: the librl1"
+                    + " package; or pass -D" + PROPERTY + "=/abs/path/to/librl_jni.so)");
+        error.initCause(e);
+        throw error;
       } finally {
         Files.deleteIfExists(file); // the loaded library stays mapped
       }
