@@ -41,10 +41,11 @@ public final class Main {
     Phase warmUp = new Phase(THREADS, false, KEYS, Math.max(500, phaseMs / 3));
     List<Phase.Result> results = new ArrayList<>();
     for (Supplier<Contender> make : contenders) {
-      try (Contender contender = make.get()) {
-        warmUp.run(contender); // JIT, connections, scripts loaded
+      try (Contender contender = make.get();
+          RedisCpu redisCpu = new RedisCpu(url)) {
+        warmUp.run(contender, null); // JIT, connections, scripts loaded
         for (Phase phase : phases) {
-          Phase.Result result = phase.run(contender);
+          Phase.Result result = phase.run(contender, redisCpu);
           System.out.println(result.json());
           results.add(result);
         }

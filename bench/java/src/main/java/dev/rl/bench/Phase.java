@@ -16,13 +16,15 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
   /** What a phase measured. */
   record Result(
       String library, int threads, String keys, long decisions, long denied, double perSecond,
-      double p50us, double p95us, double p99us) {
+      double p50us, double p95us, double p99us, double redisUsPerDecision) {
     String json() {
       return String.format(
           Locale.ROOT,
           "{\"bench\":\"java\",\"library\":\"%s\",\"threads\":%d,\"keys\":\"%s\",\"decisions\":%d,"
-              + "\"denied\":%d,\"per_second\":%.0f,\"p50_us\":%.1f,\"p95_us\":%.1f,\"p99_us\":%.1f}",
-          library, threads, keys, decisions, denied, perSecond, p50us, p95us, p99us);
+              + "\"denied\":%d,\"per_second\":%.0f,\"p50_us\":%.1f,\"p95_us\":%.1f,\"p99_us\":%.1f,"
+              + "\"redis_us_per_decision\":%.1f}",
+          library, threads, keys, decisions, denied, perSecond, p50us, p95us, p99us,
+          redisUsPerDecision);
     }
   }
 
@@ -33,7 +35,8 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     return hotKey ? "hot" : "distinct";
   }
 
-  Result run(Contender contender) throws Exception {
+  /** Runs the phase; redisCpu (may be null) gives the server's CPU per decision. */
+  Result run(Contender contender, RedisCpu redisCpu) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CountDownLatch ready = new CountDownLatch(threads);
@@ -81,12 +84,14 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
       worker.start();
     }
     ready.await();
+    long cpuBefore = redisCpu != null ? redisCpu.micros() : 0;
     long began = System.nanoTime();
     start.countDown();
     Thread.sleep(durationMs); // the measurement's length, not a wait for an event
     stop.set(true);
     for (Thread worker : workers) worker.join();
     double seconds = (System.nanoTime() - began) / 1e9;
+    long cpuUs = redisCpu != null ? redisCpu.micros() - cpuBefore : 0;
     if (failure.get() != null) throw new Exception(contender.name() + ": " + failure.get(), failure.get());
     long total = Arrays.stream(calls).sum();
     long totalDenied = Arrays.stream(denied).sum();
@@ -100,7 +105,8 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     Arrays.sort(all);
     return new Result(
         contender.name(), threads, keysName(), total, totalDenied, total / seconds,
-        quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99));
+        quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99),
+        total == 0 ? Double.NaN : (double) cpuUs / total);
   }
 
   private static double quantileUs(long[] sorted, double q) {
