@@ -1,5 +1,6 @@
 package dev.rl.bench;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,17 +17,22 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
   /** What a phase measured. */
   record Result(
       String library, int threads, String keys, long decisions, long denied, double perSecond,
-      double p50us, double p95us, double p99us, double redisUsPerDecision) {
+      double p50us, double p95us, double p99us, double redisUsPerDecision,
+      double clientUsPerDecision) {
     String json() {
       return String.format(
           Locale.ROOT,
           "{\"bench\":\"java\",\"library\":\"%s\",\"threads\":%d,\"keys\":\"%s\",\"decisions\":%d,"
               + "\"denied\":%d,\"per_second\":%.0f,\"p50_us\":%.1f,\"p95_us\":%.1f,\"p99_us\":%.1f,"
-              + "\"redis_us_per_decision\":%.1f}",
+              + "\"redis_us_per_decision\":%.1f,\"client_us_per_decision\":%.1f}",
           library, threads, keys, decisions, denied, perSecond, p50us, p95us, p99us,
-          redisUsPerDecision);
+          redisUsPerDecision, clientUsPerDecision);
     }
   }
+
+  /** This JVM's CPU time: the client's side of every decision (threads, library, I/O). */
+  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   // Latency samples kept per thread; past this a thread keeps counting without recording.
   private static final int SAMPLES_PER_THREAD = 1 << 20;
@@ -85,12 +91,14 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     }
     ready.await();
     long cpuBefore = redisCpu != null ? redisCpu.micros() : 0;
+    long clientBefore = PROCESS.getProcessCpuTime();
     long began = System.nanoTime();
     start.countDown();
     Thread.sleep(durationMs); // the measurement's length, not a wait for an event
     stop.set(true);
     for (Thread worker : workers) worker.join();
     double seconds = (System.nanoTime() - began) / 1e9;
+    long clientNs = PROCESS.getProcessCpuTime() - clientBefore;
     long cpuUs = redisCpu != null ? redisCpu.micros() - cpuBefore : 0;
     if (failure.get() != null) throw new Exception(contender.name() + ": " + failure.get(), failure.get());
     long total = Arrays.stream(calls).sum();
@@ -106,7 +114,8 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     return new Result(
         contender.name(), threads, keysName(), total, totalDenied, total / seconds,
         quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99),
-        total == 0 ? Double.NaN : (double) cpuUs / total);
+        total == 0 ? Double.NaN : (double) cpuUs / total,
+        total == 0 ? Double.NaN : clientNs / 1000.0 / total);
   }
 
   private static double quantileUs(long[] sorted, double q) {

@@ -18,6 +18,7 @@ final class Table {
   private static final ToDoubleFunction<Phase.Result> P95 = Phase.Result::p95us;
   private static final ToDoubleFunction<Phase.Result> P99 = Phase.Result::p99us;
   private static final ToDoubleFunction<Phase.Result> REDIS = Phase.Result::redisUsPerDecision;
+  private static final ToDoubleFunction<Phase.Result> CLIENT = Phase.Result::clientUsPerDecision;
   private static final String LOG = "lettuce sliding log";
 
   private static final List<Row> ROWS =
@@ -30,6 +31,8 @@ final class Table {
               "us", "rl sliding_log", LOG, 64, "distinct", P99, "", 0),
           new Row("sliding_log 64 threads distinct keys, Redis CPU/decision; peer: Lettuce sliding log",
               "us", "rl sliding_log", LOG, 64, "distinct", REDIS, "", 0),
+          new Row("sliding_log 64 threads distinct keys, client (JVM) CPU/decision; peer: Lettuce sliding log",
+              "us", "rl sliding_log", LOG, 64, "distinct", CLIENT, "", 0),
           new Row("sliding_log 1 thread, p50; peer: Lettuce sliding log",
               "us", "rl sliding_log", LOG, 1, "distinct", P50, "<=", 1),
           new Row("sliding_log 1 thread, p95; peer: Lettuce sliding log",
@@ -46,6 +49,8 @@ final class Table {
               "us", "rl gcra", "bucket4j", 64, "hot", P99, "", 0),
           new Row("gcra 64 threads distinct keys, Redis CPU/decision; peer: Bucket4j",
               "us", "rl gcra", "bucket4j", 64, "distinct", REDIS, "", 0),
+          new Row("gcra 64 threads distinct keys, client (JVM) CPU/decision; peer: Bucket4j",
+              "us", "rl gcra", "bucket4j", 64, "distinct", CLIENT, "", 0),
           new Row("gcra 1 thread, p50; peer: Bucket4j",
               "us", "rl gcra", "bucket4j", 1, "distinct", P50, "", 0),
           new Row("gcra 1 thread, p99; peer: Bucket4j",
