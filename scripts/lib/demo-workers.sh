@@ -13,6 +13,11 @@ worker_commands() {
   if [ -x "$root/build/examples/rl-go-demo-worker" ]; then
     printf '%q\n' "$root/build/examples/rl-go-demo-worker"
   fi
+  if [ -f "$root/build/examples/java/DemoWorker.class" ] && [ -f "$root/bindings/java/target/rl-1.0.0.jar" ] &&
+    command -v java >/dev/null 2>&1; then
+    printf '%q %q %q %q %q\n' java "-Drl.jni.path=$root/build/bindings/java/native/librl_jni.so" \
+      -cp "$root/bindings/java/target/rl-1.0.0.jar:$root/build/examples/java" DemoWorker
+  fi
 }
 
 run_workers() {

@@ -354,6 +354,24 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_limiterName(JNIEnv* env, jclass cls
   return (*env)->NewStringUTF(env, rl_limiter_name((rl_limiter*)(intptr_t)limiter));
 }
 
+/* The limiter's limits as a long[]: limit, window_us, burst for each (rl has 1 to 8). */
+JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_limiterLimits(JNIEnv* env, jclass cls,
+                                                              jlong limiter) {
+  (void)cls;
+  rl_limit_info info[8];
+  size_t count = rl_limiter_limits((rl_limiter*)(intptr_t)limiter, info, 8);
+  if (count > 8) count = 8;
+  jlong values[3 * 8];
+  for (size_t i = 0; i < count; i++) {
+    values[3 * i] = info[i].limit;
+    values[3 * i + 1] = info[i].window_us;
+    values[3 * i + 2] = info[i].burst;
+  }
+  jlongArray array = (*env)->NewLongArray(env, (jsize)(3 * count));
+  if (array != NULL) (*env)->SetLongArrayRegion(env, array, 0, (jsize)(3 * count), values);
+  return array;
+}
+
 /* One call, blocking: op is an rl_op or OP_ACQUIRE_WAIT (with wait_us). */
 JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jlong limiter,
                                                      jint op, jbyteArray key, jlong cost,

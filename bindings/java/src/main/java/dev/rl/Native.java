@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The native layer (native/rl_jni.c): rl.h as static methods over raw handles. Decisions travel as
  * long[], {@link #DECISION_FIELDS} per decision. Failures throw {@link RateLimitException}. Loaded
- * by absolute path from the system property {@code rl.jni.path}, never from LD_LIBRARY_PATH.
+ * by {@link NativeLoader}, never through LD_LIBRARY_PATH.
  */
 final class Native {
   static final int DECISION_FIELDS = 7;
@@ -17,12 +17,7 @@ final class Native {
   static final int OP_ACQUIRE_WAIT = 4;
 
   static {
-    String path = System.getProperty("rl.jni.path");
-    if (path == null || path.isEmpty()) {
-      throw new UnsatisfiedLinkError(
-          "rl.jni.path: not set; pass -Drl.jni.path=/abs/path/to/librl_jni.so");
-    }
-    System.load(path);
+    NativeLoader.load();
   }
 
   /** Completions run so far, in the whole JVM (tests count them: exactly one per call). */
@@ -53,6 +48,9 @@ final class Native {
   static native void limiterFree(long limiter);
 
   static native String limiterName(long limiter);
+
+  /** rl_limiter_limits: limit, window_us, burst for each limit, in order. */
+  static native long[] limiterLimits(long limiter);
 
   static native long[] call(
       long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs);

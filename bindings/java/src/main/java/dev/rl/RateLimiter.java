@@ -2,10 +2,12 @@ package dev.rl;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * One policy (algorithm, limits, name) over a {@link Store}; make it with {@link Store#limiter}.
@@ -30,11 +32,47 @@ public final class RateLimiter implements AutoCloseable {
   private final Store store;
   private final NativeHandle handle;
   private final String name;
+  private final List<Limit> limits;
+  /** This view's deadline per call, rl_request.timeout_us (0: the store's timeout_ms alone). */
+  private final long timeoutUs;
+  /** The limiter a view was made from (null for the limiter itself): it owns the handle. */
+  private final RateLimiter owner;
 
   RateLimiter(Store store, long pointer) {
     this.store = store;
     this.handle = new NativeHandle(this, pointer, Native::limiterFree, "limiter");
     this.name = Native.limiterName(pointer);
+    this.limits = Limit.of(Native.limiterLimits(pointer));
+    this.timeoutUs = 0;
+    this.owner = null;
+  }
+
+  private RateLimiter(RateLimiter owner, long timeoutUs) {
+    this.store = owner.store;
+    this.handle = owner.handle;
+    this.name = owner.name;
+    this.limits = owner.limits;
+    this.timeoutUs = timeoutUs;
+    this.owner = owner; // keeps the owner, and so its Cleaner, from running while the view is used
+  }
+
+  /**
+   * This limiter with a deadline of its own on every call: each call made through the returned view
+   * (sync or async, batches included) gives up {@code timeout} after it starts, failing with
+   * {@link Status#TIMEOUT}, when that comes before the store's {@code timeout_ms} (a longer one
+   * changes nothing). The deadline reaches rl's store (rl_request.timeout_us): a Redis call stops
+   * waiting at it. {@link Duration#ZERO} is no deadline of its own. The view shares this limiter:
+   * closing the view does nothing, closing this limiter closes both.
+   *
+   * @throws RateLimitException INVALID_ARG for a negative timeout
+   */
+  public RateLimiter withTimeout(Duration timeout) {
+    return new RateLimiter(owner != null ? owner : this, timeoutUs(timeout));
+  }
+
+  /** The per-call deadline of this view ({@link Duration#ZERO}: the store's timeout_ms alone). */
+  public Duration timeout() {
+    return Duration.of(timeoutUs, ChronoUnit.MICROS);
   }
 
   /** The store it decides on. */
@@ -45,6 +83,11 @@ public final class RateLimiter implements AutoCloseable {
   /** Its name setting ("default" when not set). */
   public String name() {
     return name;
+  }
+
+  /** Its limits, as rl parsed the limit and burst settings, in their order (1 to 8). */
+  public List<Limit> limits() {
+    return limits;
   }
 
   /** Decides a request of {@code cost} units and records it when admitted. */
@@ -80,17 +123,30 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Forgets the key: it is back to full capacity. */
   public void reset(String key) {
-    call(Native.OP_RESET, bytes(key), 0, 0);
+    reset(bytes(key));
   }
 
   public void reset(byte[] key) {
-    call(Native.OP_RESET, checked(key), 0, 0);
+    if (timeoutUs == 0) {
+      call(Native.OP_RESET, checked(key), 0, 0);
+      return;
+    }
+    // rl's blocking reset takes no rl_request, so no deadline: a view waits for the async form.
+    try {
+      resetAsync(key).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RateLimitException failure) throw failure;
+      throw e;
+    }
   }
 
   /**
    * Acquires, and while denied waits the retryAfter it was told and tries again, until admitted or
    * until waiting would pass {@code timeout} (then the last denial is returned at once). Blocks this
-   * thread; a manual-clock store never waits.
+   * thread; a manual-clock store never waits. {@code timeout} is also the deadline of each store call
+   * in the wait (with the view's own, {@link #withTimeout}, when shorter): a store that does not
+   * answer by then is {@link Status#TIMEOUT}. {@link Duration#ZERO} tries once, within the store's
+   * timeout_ms.
    */
   public Decision acquire(String key, long cost, Duration timeout) {
     return call(Native.OP_ACQUIRE_WAIT, bytes(key), cost, waitUs(timeout));
@@ -101,7 +157,7 @@ public final class RateLimiter implements AutoCloseable {
     Batch batch = new Batch(requests);
     long limiter = handle.acquire();
     try {
-      return decisions(Native.batch(limiter, batch.keys, batch.costs, 0));
+      return decisions(Native.batch(limiter, batch.keys, batch.costs, timeoutUs));
     } finally {
       handle.release();
     }
@@ -156,7 +212,7 @@ public final class RateLimiter implements AutoCloseable {
     try {
       long limiter = handle.acquire();
       try {
-        Native.batchAsync(limiter, batch.keys, batch.costs, 0, raw);
+        Native.batchAsync(limiter, batch.keys, batch.costs, timeoutUs, raw);
       } finally {
         handle.release();
       }
@@ -166,16 +222,19 @@ public final class RateLimiter implements AutoCloseable {
     return raw.thenApply(RateLimiter::decisions);
   }
 
-  /** Frees the limiter; calls in flight still complete. Idempotent. */
+  /**
+   * Frees the limiter; calls in flight still complete. Idempotent. On a view ({@link #withTimeout})
+   * it does nothing: the limiter it came from owns the handle.
+   */
   @Override
   public void close() {
-    handle.free();
+    if (owner == null) handle.free();
   }
 
   private Decision call(int op, byte[] key, long cost, long waitUs) {
     long limiter = handle.acquire();
     try {
-      return Decision.of(Native.call(limiter, op, key, cost, 0, waitUs));
+      return Decision.of(Native.call(limiter, op, key, cost, requestUs(op, waitUs), waitUs));
     } finally {
       handle.release();
     }
@@ -186,7 +245,7 @@ public final class RateLimiter implements AutoCloseable {
     try {
       long limiter = handle.acquire();
       try {
-        Native.callAsync(limiter, op, key, cost, 0, waitUs, raw);
+        Native.callAsync(limiter, op, key, cost, requestUs(op, waitUs), waitUs, raw);
       } finally {
         handle.release();
       }
@@ -194,6 +253,15 @@ public final class RateLimiter implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     return raw;
+  }
+
+  /**
+   * The store-call deadline of one call: the view's, and for a wait also the wait's timeout (the
+   * caller's budget for the whole call), whichever is shorter; 0 when neither is set.
+   */
+  private long requestUs(int op, long waitUs) {
+    if (op != Native.OP_ACQUIRE_WAIT || waitUs == 0) return timeoutUs;
+    return timeoutUs == 0 ? waitUs : Math.min(timeoutUs, waitUs);
   }
 
   private static List<Decision> decisions(long[] fields) {
@@ -212,12 +280,17 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   private static long waitUs(Duration timeout) {
+    return Math.min(timeoutUs(timeout), MAX_WAIT_US);
+  }
+
+  /** timeout in whole microseconds, rounded up (a deadline is never earlier than asked). */
+  private static long timeoutUs(Duration timeout) {
     Objects.requireNonNull(timeout, "timeout");
     if (timeout.isNegative()) {
       throw new RateLimitException(Status.INVALID_ARG, "timeout: " + timeout + " is negative");
     }
     if (timeout.getSeconds() >= MAX_WAIT_US / 1_000_000) return MAX_WAIT_US;
-    return timeout.getSeconds() * 1_000_000 + timeout.getNano() / 1_000;
+    return timeout.getSeconds() * 1_000_000 + (timeout.getNano() + 999) / 1_000;
   }
 
   /** A batch's keys and costs as the native layer takes them. */

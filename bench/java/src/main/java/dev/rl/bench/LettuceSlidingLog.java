@@ -1,0 +1,63 @@
+package dev.rl.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The sliding-window log Java services run today: a sorted set per client, ZREMRANGEBYSCORE +
+ * ZCARD + ZADD (+ PEXPIRE) in one Lua script called by EVALSHA over one shared, multiplexed Lettuce
+ * connection, blocking (sync API) per call. The member is a random 64-bit hex string instead of a
+ * UUID, so that SecureRandom does not slow the peer down.
+ */
+final class LettuceSlidingLog implements Contender {
+  static final String SCRIPT =
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))\n"
+          + "if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then\n"
+          + "  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])\n"
+          + "  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+          + "  return 1\n"
+          + "end\n"
+          + "return 0\n";
+
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisCommands<String, String> commands;
+  private final String sha;
+  private final String prefix = "bench-zset-" + System.nanoTime() + ":";
+  private final String windowMs;
+  private final String maxRequests;
+
+  LettuceSlidingLog(String redisUrl, long windowMs, long maxRequests) {
+    this.client = RedisClient.create(redisUrl);
+    this.connection = client.connect();
+    this.commands = connection.sync();
+    this.sha = commands.scriptLoad(SCRIPT);
+    this.windowMs = Long.toString(windowMs);
+    this.maxRequests = Long.toString(maxRequests);
+  }
+
+  @Override
+  public String name() {
+    return "lettuce sliding log";
+  }
+
+  @Override
+  public boolean decide(String key) {
+    String now = Long.toString(System.currentTimeMillis());
+    String member = Long.toHexString(ThreadLocalRandom.current().nextLong());
+    Long allowed =
+        commands.evalsha(
+            sha, ScriptOutputType.INTEGER, new String[] {prefix + key}, now, windowMs, maxRequests,
+            member);
+    return allowed == 1L;
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown();
+  }
+}

@@ -1,0 +1,58 @@
+package dev.rl.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * rl's Java binding beside Bucket4j and a Lettuce sliding-window log, against one redis-server:
+ * each at 1 thread (p50/p95/p99) and 64 threads (decisions/s, p99) on distinct keys and on one
+ * hot key, every limit far above the load. Prints a JSON line per measurement, then the table.
+ *
+ * <pre>
+ *   java -cp ... dev.rl.bench.Main REDIS_URL [SECONDS_PER_PHASE]
+ * </pre>
+ */
+public final class Main {
+  static final int KEYS = 1000;
+  static final int THREADS = 64;
+  // Far above any load here: nothing is denied, every call does the full work.
+  static final long PER_SECOND = 10_000_000L;
+  static final long WINDOW_MS = 1000;
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 1) {
+      System.err.println("usage: Main REDIS_URL [SECONDS_PER_PHASE]");
+      System.exit(2);
+    }
+    String url = args[0];
+    long phaseMs = (long) (1000 * (args.length > 1 ? Double.parseDouble(args[1]) : 3));
+    List<Supplier<Contender>> contenders =
+        List.of(
+            () -> new RlContender(url, "gcra", PER_SECOND + "/1s"),
+            () -> new Bucket4jContender(url, PER_SECOND),
+            () -> new RlContender(url, "sliding_log", PER_SECOND + "/" + WINDOW_MS + "ms"),
+            () -> new LettuceSlidingLog(url, WINDOW_MS, PER_SECOND));
+    List<Phase> phases =
+        List.of(
+            new Phase(1, false, KEYS, phaseMs),
+            new Phase(THREADS, false, KEYS, phaseMs),
+            new Phase(THREADS, true, KEYS, phaseMs));
+    Phase warmUp = new Phase(THREADS, false, KEYS, Math.max(500, phaseMs / 3));
+    List<Phase.Result> results = new ArrayList<>();
+    for (Supplier<Contender> make : contenders) {
+      try (Contender contender = make.get();
+          RedisCpu redisCpu = new RedisCpu(url)) {
+        warmUp.run(contender, null); // JIT, connections, scripts loaded
+        for (Phase phase : phases) {
+          Phase.Result result = phase.run(contender, redisCpu);
+          System.out.println(result.json());
+          results.add(result);
+        }
+        if (contender instanceof RlContender rl) System.err.println(rl.name() + ": " + rl.stats());
+      }
+    }
+    System.out.println();
+    Table.print(results);
+  }
+}
