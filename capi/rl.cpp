@@ -204,6 +204,12 @@ const char* rl_status_name(int status) {
   return rl::code_name(status);
 }
 
+static_assert(rl::kSourceCount == RL_SOURCE_COUNT, "core sources and rl_source agree");
+
+const char* rl_source_name(int source) {
+  return rl::source_name(source);
+}
+
 const char* rl_version(void) {
   return RL_VERSION_STRING;
 }

@@ -1,13 +1,29 @@
 #include "limiter.h"
 
+#include "deny_cache/deny_cache_backend.h"
 #include "wait_for.h"
 
 namespace rl {
 
+namespace {
+
+// The store's backend, behind the denied-key cache when the limiter has one.
+std::shared_ptr<Backend> backend_of(const std::shared_ptr<Store>& store, const Policy& policy,
+                                    const Settings& settings) {
+  std::shared_ptr<Backend> backend = store->backend_for(policy);
+  const auto keys = settings.get("deny_cache_keys");
+  const int64_t capacity = keys ? parse_count("deny_cache_keys", *keys, 0, kMaxDenyCacheKeys) : 0;
+  if (capacity == 0 || store->in_process()) return backend;  // in process: nothing to spare
+  return std::make_shared<DenyCacheBackend>(store, std::move(backend),
+                                            static_cast<size_t>(capacity));
+}
+
+}  // namespace
+
 Limiter::Limiter(std::shared_ptr<Store> store, const Settings& settings)
     : store_(std::move(store)),
       policy_(Policy::from(settings)),
-      backend_(store_->backend_for(policy_)) {}
+      backend_(backend_of(store_, policy_, settings)) {}
 
 void Limiter::check_key(std::string_view key, std::string_view what) {
   if (key.empty()) fail_invalid(std::string(what) + ": is empty");

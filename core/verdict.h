@@ -7,10 +7,20 @@ namespace rl {
 
 // Which path produced a verdict (rl_source in the C ABI; values pinned).
 enum class Source : int {
-  store = 0,      // the store itself decided
-  fail_open = 1,  // the store had an outage and on_failure=open allowed it
-  local = 2,      // the store had an outage and the local fallback decided
+  store = 0,       // the store itself decided
+  fail_open = 1,   // the store had an outage and on_failure=open allowed it
+  local = 2,       // the store had an outage and the local fallback decided
+  deny_cache = 3,  // a denial remembered in this process (deny_cache_keys), no store call
 };
+
+inline constexpr int kSourceCount = 4;
+
+// "store", "fail_open", "local", "deny_cache" (rl_source_name, metrics
+// labels); nullptr for anything else.
+inline const char* source_name(int source) {
+  constexpr const char* kNames[kSourceCount] = {"store", "fail_open", "local", "deny_cache"};
+  return source >= 0 && source < kSourceCount ? kNames[source] : nullptr;
+}
 
 struct Verdict {
   bool allowed = false;

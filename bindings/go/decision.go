@@ -46,15 +46,16 @@ const (
 	// SourceLocal: the store had an outage and OnFailure is FailLocal: an
 	// in-process limiter decided.
 	SourceLocal Source = C.RL_SOURCE_LOCAL
+	// SourceDenyCache: a denial the limiter remembered (Config's
+	// "deny_cache_keys" setting) answered without a store call.
+	SourceDenyCache Source = C.RL_SOURCE_DENY_CACHE
 )
 
-// sources are the names of the sources, as rl's metrics label them.
-var sources = [...]string{SourceStore: "store", SourceFailOpen: "fail_open", SourceLocal: "local"}
-
-// String is "store", "fail_open" or "local", as rl's metrics label them.
+// String is the source's name as librl gives it (rl_source_name: "store",
+// "fail_open", "local", "deny_cache"), which rl's metrics label them with.
 func (s Source) String() string {
-	if s >= 0 && int(s) < len(sources) {
-		return sources[s]
+	if name := C.rl_source_name(C.int(s)); name != nil {
+		return C.GoString(name)
 	}
 	return fmt.Sprintf("source_%d", int(s))
 }

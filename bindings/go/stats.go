@@ -75,7 +75,7 @@ func (s *Store) Stats() (Stats, error) {
 	out := Stats{
 		Breaker:       BreakerState(c.breaker_state),
 		BreakerOpened: uint64(c.breaker_opened),
-		Decisions:     make(map[Source]Verdicts, len(sources)),
+		Decisions:     make(map[Source]Verdicts, C.RL_SOURCE_COUNT),
 		Failures:      make(map[Status]uint64, C.RL_STATUS_COUNT),
 		RoundTrips:    uint64(c.round_trips),
 		RoundTripP50:  time.Duration(c.round_trip_p50_us) * time.Microsecond,
@@ -83,7 +83,7 @@ func (s *Store) Stats() (Stats, error) {
 		RoundTripP99:  time.Duration(c.round_trip_p99_us) * time.Microsecond,
 		RoundTripMax:  time.Duration(c.round_trip_max_us) * time.Microsecond,
 	}
-	for i := range sources {
+	for i := 0; i < C.RL_SOURCE_COUNT && i < len(c.allowed); i++ {
 		out.Decisions[Source(i)] = Verdicts{Allowed: uint64(c.allowed[i]), Denied: uint64(c.denied[i])}
 	}
 	for i := 1; i < C.RL_STATUS_COUNT && i < len(c.failures); i++ {

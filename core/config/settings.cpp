@@ -63,6 +63,9 @@ void validate_script_mode(std::string_view value) {
     fail_invalid("script_mode: " + quote(value) + " is not 'functions' or 'scripts'");
   }
 }
+void validate_deny_cache_keys(std::string_view value) {
+  parse_count("deny_cache_keys", value, 0, kMaxDenyCacheKeys);
+}
 void validate_coalesce(std::string_view value) {
   if (value != "on" && value != "off") {
     fail_invalid("coalesce: " + quote(value) + " is not 'on' or 'off'");
@@ -96,6 +99,10 @@ constexpr SettingInfo kSettings[] = {
      "with on_failure=local: the share of each limit and burst the local limiter has, such as "
      "1/4 for four instances (default 1)",
      validate_local_share},
+    {"deny_cache_keys", Scope::limiter,
+     "remember up to this many keys the store denied, and deny them here until their "
+     "retry_after passes, without a store call (source deny_cache); 0 (default) is off",
+     validate_deny_cache_keys},
     {"clock", Scope::store, "monotonic (default) or manual (tests: time moves only when told)",
      validate_clock},
     {"timeout_ms", Scope::store, "deadline of every store operation, 1-3600000 ms (default 1000)",

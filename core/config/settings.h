@@ -38,6 +38,8 @@ class Settings {
 
 // Range of the memory store's max_keys: at least one key per shard.
 inline constexpr int64_t kMinMaxKeys = 64;
+// Most keys a limiter's denied-key cache holds (deny_cache_keys).
+inline constexpr int64_t kMaxDenyCacheKeys = 10000000;
 inline constexpr int64_t kMaxMaxKeys = int64_t{1} << 32;
 
 // Shared parsers, throwing invalid_arg naming `key`.

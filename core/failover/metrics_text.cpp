@@ -5,7 +5,6 @@
 namespace rl {
 namespace {
 
-constexpr const char* kSourceNames[kSources] = {"store", "fail_open", "local"};
 void line(std::string& out, const char* format, auto... values) {
   char buffer[256];
   std::snprintf(buffer, sizeof buffer, format, values...);
@@ -20,10 +19,10 @@ std::string metrics_text(const StatsView& view) {
   out += "# HELP rl_decisions_total Decisions, by verdict and by the path that decided.\n";
   out += "# TYPE rl_decisions_total counter\n";
   for (size_t i = 0; i < kSources; ++i) {
-    line(out, "rl_decisions_total{verdict=\"allowed\",source=\"%s\"} %llu\n", kSourceNames[i],
-         static_cast<unsigned long long>(s.allowed[i]));
-    line(out, "rl_decisions_total{verdict=\"denied\",source=\"%s\"} %llu\n", kSourceNames[i],
-         static_cast<unsigned long long>(s.denied[i]));
+    line(out, "rl_decisions_total{verdict=\"allowed\",source=\"%s\"} %llu\n",
+         source_name(static_cast<int>(i)), static_cast<unsigned long long>(s.allowed[i]));
+    line(out, "rl_decisions_total{verdict=\"denied\",source=\"%s\"} %llu\n",
+         source_name(static_cast<int>(i)), static_cast<unsigned long long>(s.denied[i]));
   }
   out += "# HELP rl_failures_total Calls that ended in an error, by status.\n";
   out += "# TYPE rl_failures_total counter\n";

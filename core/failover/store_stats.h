@@ -13,8 +13,8 @@
 
 namespace rl {
 
-inline constexpr size_t kSources = 3;  // Source values
-inline constexpr size_t kCodes = 16;   // room for Code values to grow
+inline constexpr size_t kSources = kSourceCount;  // Source values
+inline constexpr size_t kCodes = 16;              // room for Code values to grow
 
 // Round trips in microseconds, in log-linear buckets: 8 per power of two
 // (at most 12.5% wide) up to 2^30 us (about 18 minutes).

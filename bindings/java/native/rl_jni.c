@@ -211,6 +211,12 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_statusName(JNIEnv* env, jclass cls,
   return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
 }
 
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_sourceName(JNIEnv* env, jclass cls, jint source) {
+  (void)cls;
+  const char* name = rl_source_name(source);
+  return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
+}
+
 JNIEXPORT jstring JNICALL Java_dev_rl_Native_version(JNIEnv* env, jclass cls) {
   (void)cls;
   return (*env)->NewStringUTF(env, rl_version());

@@ -2,8 +2,8 @@
 // How a decision reaches JS. librl's rl_decision counts microseconds; JS
 // gets { allowed, limit, remaining, retryAfterMs, resetAfterMs, limitIndex,
 // source } in (possibly fractional) milliseconds, with -1 kept as "never",
-// and source naming who decided: 'store', 'fail_open' or 'local'
-// (rl_source; docs/failure.md).
+// and source naming who decided: 'store', 'fail_open', 'local' or
+// 'deny_cache' (rl_source_name; docs/failure.md, docs/algorithms.md).
 // The native layer never builds these objects itself (property by
 // property through N-API, that costs more than the decision): a sync call
 // writes the seven numbers into `lastDecision`, and an async completion
@@ -11,9 +11,11 @@
 
 const ms = (us) => (us < 0 ? -1 : us / 1000);
 
-// rl_source values, in order.
-const SOURCES = Object.freeze(['store', 'fail_open', 'local']);
-const sourceOf = (value) => SOURCES[value] ?? `source_${value}`; // a newer librl's new source
+// rl_source values, in order, named by librl (rl_source_name); read at the
+// first decision, since the addon is loaded after this file (native.js).
+let sources;
+const sourceNames = () => (sources ??= Object.freeze(require('./native').sourceNames()));
+const sourceOf = (value) => sourceNames()[value] ?? `source_${value}`; // a newer librl's new source
 
 function decisionOf(allowed, limit, remaining, retryAfterUs, resetAfterUs, limitIndex, source) {
   return {
@@ -34,4 +36,4 @@ const lastDecision = new Float64Array(7);
 const readLastDecision = () =>
   decisionOf(lastDecision[0], lastDecision[1], lastDecision[2], lastDecision[3], lastDecision[4], lastDecision[5], lastDecision[6]);
 
-module.exports = { SOURCES, decisionOf, lastDecision, readLastDecision };
+module.exports = { sourceNames, decisionOf, lastDecision, readLastDecision };

@@ -20,14 +20,15 @@ export interface Decision {
   limitIndex: number;
   /**
    * Who decided: 'store' (the store itself), 'fail_open' (the store had an
-   * outage and the limiter's onFailure is 'open') or 'local' (an outage,
-   * decided by the in-process fallback of onFailure 'local').
+   * outage and the limiter's onFailure is 'open'), 'local' (an outage,
+   * decided by the in-process fallback of onFailure 'local') or
+   * 'deny_cache' (a denial the limiter remembered, setting deny_cache_keys).
    */
   source: DecisionSource;
 }
 
 /** rl_source: which path produced a decision (docs/failure.md). */
-export type DecisionSource = 'store' | 'fail_open' | 'local';
+export type DecisionSource = 'store' | 'fail_open' | 'local' | 'deny_cache';
 
 /** What a store has done since it opened (rl_store_get_stats). Counters never go down. */
 export interface StoreStats {

@@ -7,7 +7,7 @@ const native = require('./native');
 const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
 const { redactUrl } = require('./redact');
-const { SOURCES } = require('./decision');
+const { sourceNames } = require('./decision');
 
 // rl_breaker_state values, in order.
 const BREAKER_STATES = ['closed', 'open', 'half_open'];
@@ -17,7 +17,7 @@ const STATUS_NAMES = native.statusNames();
 // rl_store_get_stats, named: counters by source and by status name, times in ms.
 function statsOf(raw) {
   const decisions = {};
-  SOURCES.forEach((source, i) => (decisions[source] = { allowed: raw.allowed[i], denied: raw.denied[i] }));
+  sourceNames().forEach((source, i) => (decisions[source] = { allowed: raw.allowed[i], denied: raw.denied[i] }));
   const failures = {};
   STATUS_NAMES.forEach((name, i) => {
     if (i !== 0) failures[name] = raw.failures[i] ?? 0;

@@ -41,6 +41,15 @@ Napi::Value StatusNames(const Napi::CallbackInfo& info) {
   return names;
 }
 
+// Every source name (rl_source_name), indexed by its value.
+Napi::Value SourceNames(const Napi::CallbackInfo& info) {
+  Napi::Array names = Napi::Array::New(info.Env());
+  for (int source = 0; rl_source_name(source) != nullptr; ++source) {
+    names.Set(source, Napi::String::New(info.Env(), rl_source_name(source)));
+  }
+  return names;
+}
+
 // [[name, description], ...] of every setting librl knows.
 Napi::Value Settings(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -81,6 +90,7 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("maxKeyLength", Napi::Number::New(env, RL_MAX_KEY_LEN));
   exports.Set("ops", Ops(env));
   exports.Set("statusNames", Napi::Function::New(env, StatusNames, "statusNames"));
+  exports.Set("sourceNames", Napi::Function::New(env, SourceNames, "sourceNames"));
   exports.Set("settings", Napi::Function::New(env, Settings, "settings"));
   exports.Set("open", Napi::Function::New(env, Store::Open, "open"));
   exports.Set("close", Napi::Function::New(env, Store::Close, "close"));

@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 1
+#define RL_VERSION_MINOR 2
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.1.0"
+#define RL_VERSION_STRING "1.2.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -91,7 +91,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.1.0" of the library loaded at run time. Static storage. */
+/* "1.2.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -288,8 +288,18 @@ typedef struct rl_request {
 typedef enum rl_source {
   RL_SOURCE_STORE = 0,     /* the store itself decided */
   RL_SOURCE_FAIL_OPEN = 1, /* the store had an outage; on_failure=open allowed it */
-  RL_SOURCE_LOCAL = 2      /* the store had an outage; the local fallback decided */
+  RL_SOURCE_LOCAL = 2,     /* the store had an outage; the local fallback decided */
+  RL_SOURCE_DENY_CACHE =
+      3 /* 1.2: a denial this limiter remembered (deny_cache_keys); no store call */
 } rl_source;
+
+/* Number of source values; valid sources are 0 .. RL_SOURCE_COUNT - 1. */
+#define RL_SOURCE_COUNT 4
+
+/* 1.2. The name of a source ("store", "fail_open", "local", "deny_cache":
+ * the labels of rl_store_format_metrics), or NULL for a value that is not
+ * a source. Static storage; thread-safe. */
+RL_API const char* rl_source_name(int source);
 
 #define RL_DECISION_VERSION 2
 /* One decision. The caller initialises it with RL_DECISION_INIT (or sets

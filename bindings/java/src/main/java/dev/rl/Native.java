@@ -27,6 +27,8 @@ final class Native {
 
   static native String statusName(int status);
 
+  static native String sourceName(int source);
+
   static native String version();
 
   static native long storeOpen(String url);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
 
-/** Status is checked against the library's rl_status_name, value by value. */
+/** Status and Source are checked against the library's names, value by value. */
 class StatusTest {
   @Test
   void everyStatusHasTheLibrarysNameAndValue() {
@@ -14,6 +14,14 @@ class StatusTest {
       assertEquals(status, Status.of(status.ordinal()));
     }
     assertNull(Native.statusName(Status.values().length), "rl has a status Status lacks");
+  }
+
+  @Test
+  void everySourceHasTheLibrarysName() {
+    for (Source source : Source.values()) {
+      assertEquals(Native.sourceName(source.ordinal()), source.name().toLowerCase());
+    }
+    assertNull(Native.sourceName(Source.values().length), "rl has a source Source lacks");
   }
 
   @Test

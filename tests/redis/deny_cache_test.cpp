@@ -1,0 +1,163 @@
+// The denied-key cache (deny_cache_keys, core/deny_cache/): a denial is
+// remembered until its retry_after passes, and calls on that key with at
+// least its cost are denied without a store call, with the same fields and
+// source deny_cache. It never denies what the store would admit, and it
+// spares the store the calls it answers.
+#include <thread>
+
+#include "completions.h"
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Ms = std::chrono::milliseconds;
+
+Settings cached(const std::string& algorithm, const std::string& limit,
+                const std::string& keys = "1000") {
+  Settings s = limiter_settings(algorithm, limit);
+  s.set("deny_cache_keys", keys);
+  return s;
+}
+
+// One caller offers 20x the limit (20 calls per emission interval, manual
+// clock): the same calls are admitted with the cache as without, and once
+// the first second spent the burst, the store sees at most 2 calls per
+// interval instead of 20 (the admitted one, and the denial the cache then
+// keeps until the next unit is free).
+TEST(DenyCache, TwentyTimesTheLimitAdmitsTheSameWithATenthOfTheStoreCalls) {
+  for (const char* algorithm : kAlgorithms) {
+    SCOPED_TRACE(algorithm);
+    int64_t admitted[2] = {0, 0}, store_calls[2] = {0, 0}, offered = 0;
+    for (int with_cache = 0; with_cache < 2; ++with_cache) {
+      auto store = open_redis("clock=manual");
+      manual_clock(*store).set(1'700'000'000'000'000);
+      Limiter limiter(
+          store, with_cache ? cached(algorithm, "100/s") : limiter_settings(algorithm, "100/s"));
+      for (int i = 0; i < 20 * 300; ++i) {  // 3 simulated seconds, a call every 500 us
+        const Outcome o = limiter.run(Op::acquire, "hot", 1);
+        ASSERT_EQ(o.code, Code::ok) << o.message;
+        admitted[with_cache] += o.verdict.allowed ? 1 : 0;
+        if (i >= 20 * 100) {  // after the first second
+          store_calls[with_cache] += o.verdict.source == Source::store ? 1 : 0;
+          offered += with_cache;
+        }
+        manual_clock(*store).advance(500);
+      }
+    }
+    EXPECT_EQ(admitted[1], admitted[0]);
+    EXPECT_EQ(store_calls[0], offered);
+    EXPECT_LE(store_calls[1] * 10, store_calls[0])
+        << store_calls[1] << " store calls with the cache";
+    std::printf(
+        "[deny_cache] %s: admitted %lld and %lld; store calls %lld without, %lld with (%.1f%% "
+        "fewer)\n",
+        algorithm, static_cast<long long>(admitted[0]), static_cast<long long>(admitted[1]),
+        static_cast<long long>(store_calls[0]), static_cast<long long>(store_calls[1]),
+        100.0 - 100.0 * store_calls[1] / store_calls[0]);
+  }
+}
+
+TEST(DenyCache, ALocalDenialCarriesTheStoresFieldsCountedDown) {
+  auto store = open_redis("clock=manual");
+  manual_clock(*store).set(1'700'000'000'000'000);
+  Limiter limiter(store, cached("fixed_window", "3/s"));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
+  const Outcome first = limiter.run(Op::acquire, "k", 1);
+  ASSERT_FALSE(first.verdict.allowed);
+  EXPECT_EQ(first.verdict.source, Source::store);
+  manual_clock(*store).advance(100'000);
+  const Outcome here = limiter.run(Op::acquire, "k", 2);
+  EXPECT_FALSE(here.verdict.allowed);
+  EXPECT_EQ(here.verdict.source, Source::deny_cache);
+  EXPECT_EQ(here.verdict.limit, first.verdict.limit);
+  EXPECT_EQ(here.verdict.remaining, first.verdict.remaining);
+  EXPECT_EQ(here.verdict.retry_after_us, first.verdict.retry_after_us - 100'000);
+  EXPECT_EQ(here.verdict.reset_after_us, first.verdict.reset_after_us - 100'000);
+  // A peek of the same cost is answered here too; a smaller cost is not
+  // known to be denied, and cost 0 only describes the key: both ask Redis.
+  EXPECT_EQ(limiter.run(Op::peek, "k", 1).verdict.source, Source::deny_cache);
+  EXPECT_EQ(limiter.run(Op::peek, "k", 0).verdict.source, Source::store);
+  // After retry_after, Redis decides again (and admits).
+  manual_clock(*store).advance(first.verdict.retry_after_us - 100'000);
+  const Outcome later = limiter.run(Op::acquire, "k", 1);
+  EXPECT_TRUE(later.verdict.allowed);
+  EXPECT_EQ(later.verdict.source, Source::store);
+  // Local denials count in the store's statistics under their source.
+  EXPECT_EQ(store->stats()->snapshot().denied[static_cast<size_t>(Source::deny_cache)], 2u);
+}
+
+TEST(DenyCache, ARefundOrResetThroughTheLimiterForgetsTheDenial) {
+  for (Op op : {Op::refund, Op::reset}) {
+    auto store = open_redis("clock=manual");
+    Limiter limiter(store, cached("gcra", "2/h"));
+    ASSERT_TRUE(limiter.run(Op::acquire, "k", 2).verdict.allowed);
+    ASSERT_FALSE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
+    ASSERT_EQ(limiter.run(Op::acquire, "k", 1).verdict.source, Source::deny_cache);
+    ASSERT_EQ(limiter.run(op, "k", op == Op::reset ? 0 : 1).code, Code::ok);
+    const Outcome after = limiter.run(Op::acquire, "k", 1);
+    EXPECT_TRUE(after.verdict.allowed);
+    EXPECT_EQ(after.verdict.source, Source::store);
+  }
+}
+
+TEST(DenyCache, AsyncCallsAreAnsweredOnceAndThreadsStayExact) {
+  auto store = open_redis("clock=manual");
+  Limiter limiter(store, cached("sliding_window", "500/h"));
+  constexpr int kThreads = 16, kPerThread = 100;
+  Completions done(kThreads * kPerThread);
+  std::atomic<int> admitted{0}, local{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        limiter.run_async(Call{Op::acquire, "hot", 1},
+                          [&, record = done.for_call(static_cast<size_t>(t * kPerThread + i))](
+                              Outcome&& o) mutable {
+                            if (o.verdict.allowed) ++admitted;
+                            if (o.verdict.source == Source::deny_cache) ++local;
+                            record(std::move(o));
+                          });
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(done.wait_all(Ms(30000)));
+  for (size_t i = 0; i < done.runs.size(); ++i) ASSERT_EQ(done.runs[i], 1);
+  EXPECT_EQ(admitted, 500);
+  EXPECT_EQ(limiter.run(Op::peek, "hot", 0).verdict.remaining, 0);
+  // The denials are known now: a second wave is answered here, each once.
+  Completions again(kPerThread);
+  for (int i = 0; i < kPerThread; ++i) {
+    limiter.run_async(Call{Op::acquire, "hot", 1},
+                      [&, record = again.for_call(static_cast<size_t>(i))](Outcome&& o) mutable {
+                        if (o.verdict.source == Source::deny_cache) ++local;
+                        record(std::move(o));
+                      });
+  }
+  ASSERT_TRUE(again.wait_all(Ms(30000)));
+  for (int r : again.runs) ASSERT_EQ(r, 1);
+  EXPECT_EQ(local, kPerThread);
+}
+
+TEST(DenyCache, IsBoundedAndRefusesABadSize) {
+  auto store = open_redis("clock=manual");
+  Limiter limiter(store, cached("gcra", "1/h", "64"));
+  for (int i = 0; i < 1000; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(limiter.run(Op::acquire, key, 1).verdict.allowed);
+    ASSERT_FALSE(limiter.run(Op::acquire, key, 1).verdict.allowed);
+  }
+  // The latest keys are still remembered; the cap forgot older ones.
+  EXPECT_EQ(limiter.run(Op::acquire, "k999", 1).verdict.source, Source::deny_cache);
+  try {
+    Limiter bad(store, cached("gcra", "1/h", "-1"));
+    FAIL() << "deny_cache_keys=-1 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::invalid_arg);
+    EXPECT_NE(std::string(e.what()).find("deny_cache_keys"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace rl::test
