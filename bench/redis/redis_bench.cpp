@@ -7,6 +7,8 @@
 //   rl_redis_bench sliding-log CALLS N...           Redis CPU per decision on a
 //                                                   sliding_log key of N entries, per N
 //   rl_redis_bench idle-memory                      MEMORY USAGE of one idle key
+//   rl_redis_bench deny-cache SECONDS               one key offered 20x its limit by
+//                                                   64 paced callers, cache off and on
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -27,6 +29,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -377,6 +380,70 @@ void idle_memory() {
   }
 }
 
+// The denied-key cache (deny_cache_keys) under attack: 64 callers offer
+// one hot key 20x its limit (gcra 500/s; each caller paced at 10,000/64 per
+// second, so denials answered locally do not speed the offer up), while
+// one more caller acquires distinct keys that are always allowed. Per
+// phase (cache off, then on, twice each): store calls per decision on the
+// hot key (decisions whose source is the store), admitted, Redis CPU, and
+// the allowed caller's p50/p99.
+void deny_cache(int seconds) {
+  constexpr int kCallers = 64;
+  constexpr double kOfferedPerSecond = 10000;  // 20x 500/s
+  for (int round = 0; round < 2; ++round) {
+    for (bool cache : {false, true}) {
+      Store store(unique_prefix("deny" + std::to_string(round) + (cache ? "on" : "off")));
+      std::vector<std::pair<std::string, std::string>> settings = {{"algorithm", "gcra"},
+                                                                   {"limit", "500/s"}};
+      if (cache) settings.emplace_back("deny_cache_keys", "10000");
+      Limiter limiter(store.store, settings);
+      std::atomic<int64_t> decisions{0}, admitted{0}, store_calls{0};
+      std::atomic<bool> running{true};
+      const auto start = SteadyClock::now();
+      const auto end = start + std::chrono::seconds(seconds);
+      redis_cli({"CONFIG", "RESETSTAT"});
+      std::vector<std::thread> threads;
+      for (int c = 0; c < kCallers; ++c) {
+        threads.emplace_back([&, c] {
+          const auto interval = std::chrono::duration<double>(kCallers / kOfferedPerSecond);
+          auto next =
+              start + std::chrono::duration_cast<SteadyClock::duration>(interval * c / kCallers);
+          while (next < end) {
+            std::this_thread::sleep_until(next);
+            const rl_decision d = limiter.acquire("hot");
+            ++decisions;
+            admitted += d.allowed;
+            store_calls += d.source == RL_SOURCE_STORE;
+            next += std::chrono::duration_cast<SteadyClock::duration>(interval);
+          }
+        });
+      }
+      std::vector<double> allowed_us;
+      std::mt19937_64 random(7);
+      while (SteadyClock::now() < end) {
+        const std::string key = "cold" + random_key(random);
+        const auto t0 = SteadyClock::now();
+        limiter.acquire(key);
+        allowed_us.push_back(
+            std::chrono::duration<double, std::micro>(SteadyClock::now() - t0).count());
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+      for (auto& t : threads) t.join();
+      const double redis_us = server_usec();
+      std::sort(allowed_us.begin(), allowed_us.end());
+      std::printf(
+          "{\"bench\":\"deny_cache\",\"round\":%d,\"cache\":\"%s\",\"decisions\":%lld,"
+          "\"admitted\":%lld,\"store_calls_per_decision\":%.4f,\"redis_us_per_decision\":%.3f,"
+          "\"allowed_p50_us\":%.1f,\"allowed_p99_us\":%.1f}\n",
+          round, cache ? "on" : "off", static_cast<long long>(decisions.load()),
+          static_cast<long long>(admitted.load()),
+          static_cast<double>(store_calls) / static_cast<double>(decisions),
+          redis_us / static_cast<double>(decisions + static_cast<int64_t>(allowed_us.size())),
+          percentile(allowed_us, 50), percentile(allowed_us, 99));
+    }
+  }
+}
+
 int arg_int(int argc, char** argv, int i, int fallback) {
   return i < argc ? std::atoi(argv[i]) : fallback;
 }
@@ -394,6 +461,8 @@ int main(int argc, char** argv) {
     std::vector<int> entries;
     for (int i = 3; i < argc; ++i) entries.push_back(std::atoi(argv[i]));
     sliding_log(std::atoi(argv[2]), entries);
+  } else if (mode == "deny-cache") {
+    deny_cache(arg_int(argc, argv, 2, 3));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {
@@ -405,7 +474,7 @@ int main(int argc, char** argv) {
   } else {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
-        "sliding-log CALLS ENTRIES... | idle-memory]");
+        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS]]");
   }
   return 0;
 }
