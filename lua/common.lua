@@ -242,6 +242,7 @@ end
 -- One limit, the usual case: the steps of decide below without its lists
 -- (a table costs as much as the arithmetic of a decision).
 local function decide_one(key, algo, rates, now, cost, record)
+  if record and algo.acquire_one then return algo.acquire_one(key, rates[1], now, cost, rates.min_ttl) end
   local r, s = rates[1], nil
   if algo.open then
     s = algo.open(key)

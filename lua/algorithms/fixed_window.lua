@@ -45,3 +45,26 @@ function algo.refund(s, r, now, cost)
   s.window = idiv(now, r.window)
 end
 
+
+-- acquire with one limit, the common case, without the tables of the
+-- general path (common.lua decide_one): the same decision, the same value.
+function algo.acquire_one(key, r, now, cost, min_ttl)
+  local window = idiv(now, r.window)
+  local raw = call('GET', key)
+  local count = 0
+  if raw then
+    local space = find(raw, ' ', 1, true)
+    if tonumber(sub(raw, 1, space - 1)) == window then count = tonumber(sub(raw, space + 1)) end
+  end
+  local left = (window + 1) * r.window - now
+  if cost > r.limit or count + cost > r.limit then
+    local reset = 0
+    if count > 0 then reset = left end
+    local retry = left
+    if cost > r.limit then retry = -1 end
+    return { 0, r.limit, r.limit - count, retry, reset, 0 }
+  end
+  count = count + cost
+  call('SET', key, int(window) .. ' ' .. int(count), 'PX', int(max(ceil_div(left, 1000), min_ttl)))
+  return { 1, r.limit, r.limit - count, 0, left, 0 }
+end

@@ -75,3 +75,36 @@ function algo.refund(s, r, now, cost)
     set_ahead(s, r, now, pair_sub(r.lr, us, part, back_us, back_part))
   end
 end
+
+-- acquire with one limit, the common case, without the tables of the
+-- general path (common.lua decide_one): the same decision, the same value.
+function algo.acquire_one(key, r, now, cost, min_ttl)
+  local lr = r.lr
+  local tat, frac = 0, 0
+  local raw = call('GET', key)
+  if raw then
+    local space = find(raw, ' ', 1, true)
+    tat, frac = tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+  end
+  local us, part = 0, 0 -- how far the TAT lies ahead of now
+  if tat > now then
+    if frac == 0 then us = tat - now else us, part = tat - now - 1, lr - frac end
+  end
+  local tol_us, tol_part = span_of(r, r.burst)
+  local retry, allowed = -1, false
+  if cost <= r.burst then
+    local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))
+    if pair_le(next_us, next_part, tol_us, tol_part) then
+      allowed, retry, us, part = true, 0, next_us, next_part
+    else
+      retry = ceil_us(pair_sub(lr, next_us, next_part, tol_us, tol_part))
+    end
+  end
+  local left_us, left_part = pair_sub(lr, tol_us, tol_part, us, part)
+  local units, rest = muldiv(left_us, lr, r.wr)
+  local remaining, reset = units + idiv(rest + left_part, r.wr), ceil_us(us, part)
+  if not allowed then return { 0, r.limit, remaining, retry, reset, 0 } end
+  if part > 0 then tat, frac = now + us + 1, lr - part else tat, frac = now + us, 0 end
+  call('SET', key, int(tat) .. ' ' .. int(frac), 'PX', int(max(ceil_div(tat - now, 1000), min_ttl)))
+  return { 1, r.limit, remaining, 0, reset, 0 }
+end

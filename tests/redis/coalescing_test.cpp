@@ -116,7 +116,8 @@ TEST(Coalescing, ThreadsOnOneKeyAdmitExactlyTheLimit) {
 TEST(Coalescing, OneCallsErrorStaysItsOwn) {
   const std::string prefix = unique_prefix();
   auto store = open_store(redis_url("", prefix), {});
-  Limiter limiter(store, limiter_settings("gcra", "100/s"));
+  // Per hour: the key must outlive the scan below (its TTL ends when it is idle).
+  Limiter limiter(store, limiter_settings("gcra", "100/h"));
   ASSERT_TRUE(limiter.run(Op::acquire, "bad", 1).verdict.allowed);
   // The key of "bad" now holds a hash: GET on it fails with WRONGTYPE.
   const std::string key = redis_cli("--scan --pattern '" + prefix + "*bad*'");
