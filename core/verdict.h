@@ -30,6 +30,10 @@ struct Verdict {
   int64_t reset_after_us = 0;
   Source source = Source::store;
   int limit_index = 0;  // which limit decided (0-based, in the `limit` setting's order)
+  // Redis, one limit, an admitted acquire: when another call of the same
+  // cost would be admitted (0: now, or unknown; -1: never). Internal: the
+  // denied-key cache learns from it; it does not cross the C ABI.
+  int64_t next_retry_after_us = 0;
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).

@@ -239,6 +239,17 @@ local function change(keys, argv, algo, op)
   return combine(vs)
 end
 
+-- After an admitted acquire of `cost`: how long until another of the same
+-- cost would be admitted (0 while remaining covers it; -1 never). The
+-- reply's 7th element, for the denied-key cache (core/deny_cache/): a key
+-- that just took its last unit is known to be denied until then.
+local function next_retry(algo, s, r, now, cost, remaining)
+  if remaining >= cost then return 0 end
+  local again = algo.decide(s, r, now, cost)
+  if again.allowed then return 0 end
+  return again.retry
+end
+
 -- One limit, the usual case: the steps of decide below without its lists
 -- (a table costs as much as the arithmetic of a decision).
 local function decide_one(key, algo, rates, now, cost, record)
@@ -255,13 +266,14 @@ local function decide_one(key, algo, rates, now, cost, record)
     local unchanged = algo.decide(s, r, now, 0)
     return { 0, r.limit, unchanged.remaining, v.retry, unchanged.reset, 0 }
   end
-  if record and algo.open then
+  if not record then return { 1, r.limit, v.remaining, v.retry, v.reset, 0 } end
+  if algo.open then
     algo.record(s, rates, now, cost)
-  elseif record then
+  else
     algo.consume(s, r, now, cost)
     save(key, algo, { s }, rates, now)
   end
-  return { 1, r.limit, v.remaining, v.retry, v.reset, 0 }
+  return { 1, r.limit, v.remaining, v.retry, v.reset, 0, next_retry(algo, s, r, now, cost, v.remaining) }
 end
 
 -- acquire and peek: all limits must admit; only acquire records.

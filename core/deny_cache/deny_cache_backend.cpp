@@ -23,8 +23,15 @@ void DenyCacheBackend::learn(Op op, std::string_view key, int64_t cost, int64_t 
     denied_.forget(key);  // whatever the outcome: it may have run
     return;
   }
-  if (o.code == Code::ok && !o.verdict.allowed && o.verdict.source == Source::store)
-    denied_.remember(key, cost, asked_at_us, o.verdict);
+  if (o.code != Code::ok || o.verdict.source != Source::store) return;
+  if (!o.verdict.allowed) return denied_.remember(key, cost, asked_at_us, o.verdict);
+  if (op == Op::acquire && o.verdict.next_retry_after_us != 0) {
+    // It took the last units: the next call of this cost is denied until then.
+    Verdict next = o.verdict;
+    next.allowed = false;
+    next.retry_after_us = o.verdict.next_retry_after_us;
+    denied_.remember(key, cost, asked_at_us, next);
+  }
 }
 
 Outcome DenyCacheBackend::run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {

@@ -74,11 +74,13 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   return o;
 }
 
-// {allowed, limit, remaining, retry_after_us, reset_after_us, limit_index}
+// {allowed, limit, remaining, retry_after_us, reset_after_us, limit_index
+// [, next_retry_after_us]}
 Verdict verdict_of(const Reply& r, bool& ok) {
   Verdict v;
-  ok = r.type == Reply::Type::array && r.elements.size() == 6;
-  for (size_t i = 0; ok && i < 6; ++i) ok = r.elements[i].type == Reply::Type::integer;
+  ok = r.type == Reply::Type::array && (r.elements.size() == 6 || r.elements.size() == 7);
+  for (size_t i = 0; ok && i < r.elements.size(); ++i)
+    ok = r.elements[i].type == Reply::Type::integer;
   if (!ok) return v;
   v.allowed = r.elements[0].integer != 0;
   v.limit = r.elements[1].integer;
@@ -86,6 +88,7 @@ Verdict verdict_of(const Reply& r, bool& ok) {
   v.retry_after_us = r.elements[3].integer;
   v.reset_after_us = r.elements[4].integer;
   v.limit_index = static_cast<int>(r.elements[5].integer);
+  if (r.elements.size() == 7) v.next_retry_after_us = r.elements[6].integer;
   return v;
 }
 

@@ -66,5 +66,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
   end
   count = count + cost
   call('SET', key, int(window) .. ' ' .. int(count), 'PX', int(max(ceil_div(left, 1000), min_ttl)))
-  return { 1, r.limit, r.limit - count, 0, left, 0 }
+  local again = 0 -- common.lua next_retry: when another call of this cost would pass
+  if count + cost > r.limit then again = left end
+  return { 1, r.limit, r.limit - count, 0, left, 0, again }
 end

@@ -106,5 +106,12 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
   if not allowed then return { 0, r.limit, remaining, retry, reset, 0 } end
   if part > 0 then tat, frac = now + us + 1, lr - part else tat, frac = now + us, 0 end
   call('SET', key, int(tat) .. ' ' .. int(frac), 'PX', int(max(ceil_div(tat - now, 1000), min_ttl)))
-  return { 1, r.limit, remaining, 0, reset, 0 }
+  local again = 0 -- common.lua next_retry: when another call of this cost would pass
+  if remaining < cost then
+    local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))
+    if not pair_le(next_us, next_part, tol_us, tol_part) then
+      again = ceil_us(pair_sub(lr, next_us, next_part, tol_us, tol_part))
+    end
+  end
+  return { 1, r.limit, remaining, 0, reset, 0, again }
 end

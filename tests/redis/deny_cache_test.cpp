@@ -13,6 +13,18 @@ namespace {
 
 using Ms = std::chrono::milliseconds;
 
+// A verdict as text, its source replaced by `source`.
+std::string describe(const Outcome& o, Source source) {
+  const Verdict& v = o.verdict;
+  return std::to_string(v.allowed) + " " + std::to_string(v.limit) + " " +
+         std::to_string(v.remaining) + " " + std::to_string(v.retry_after_us) + " " +
+         std::to_string(v.reset_after_us) + " " + std::to_string(v.limit_index) + " " +
+         std::to_string(static_cast<int>(source));
+}
+std::string describe(const Outcome& o) {
+  return describe(o, o.verdict.source);
+}
+
 Settings cached(const std::string& algorithm, const std::string& limit,
                 const std::string& keys = "1000") {
   Settings s = limiter_settings(algorithm, limit);
@@ -22,10 +34,10 @@ Settings cached(const std::string& algorithm, const std::string& limit,
 
 // One caller offers 20x the limit (20 calls per emission interval, manual
 // clock): the same calls are admitted with the cache as without, and once
-// the first second spent the burst, the store sees at most 2 calls per
-// interval instead of 20 (the admitted one, and the denial the cache then
-// keeps until the next unit is free).
-TEST(DenyCache, TwentyTimesTheLimitAdmitsTheSameWithATenthOfTheStoreCalls) {
+// the first second spent the burst, the store sees 1 call per interval
+// instead of 20: the admitted one, whose reply says when the next unit is
+// free, which the cache keeps.
+TEST(DenyCache, TwentyTimesTheLimitAdmitsTheSameWithATwentiethOfTheStoreCalls) {
   for (const char* algorithm : kAlgorithms) {
     SCOPED_TRACE(algorithm);
     int64_t admitted[2] = {0, 0}, store_calls[2] = {0, 0}, offered = 0;
@@ -62,29 +74,49 @@ TEST(DenyCache, ALocalDenialCarriesTheStoresFieldsCountedDown) {
   auto store = open_redis("clock=manual");
   manual_clock(*store).set(1'700'000'000'000'000);
   Limiter limiter(store, cached("fixed_window", "3/s"));
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
+  Limiter plain(store, limiter_settings("fixed_window", "3/s"));  // same keys, no cache
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(limiter.run(Op::acquire, "k", 2 - i).verdict.allowed);
+  // That took the last unit: the reply said when another call of cost 1
+  // would pass, so the cache knows the denial before any store denied it.
+  const Outcome store_says = plain.run(Op::acquire, "k", 1);
+  ASSERT_FALSE(store_says.verdict.allowed);
+  ASSERT_EQ(store_says.verdict.source, Source::store);
   const Outcome first = limiter.run(Op::acquire, "k", 1);
-  ASSERT_FALSE(first.verdict.allowed);
-  EXPECT_EQ(first.verdict.source, Source::store);
+  EXPECT_FALSE(first.verdict.allowed);
+  EXPECT_EQ(first.verdict.source, Source::deny_cache);
+  EXPECT_EQ(describe(first), describe(store_says, Source::deny_cache));
   manual_clock(*store).advance(100'000);
   const Outcome here = limiter.run(Op::acquire, "k", 2);
   EXPECT_FALSE(here.verdict.allowed);
   EXPECT_EQ(here.verdict.source, Source::deny_cache);
-  EXPECT_EQ(here.verdict.limit, first.verdict.limit);
-  EXPECT_EQ(here.verdict.remaining, first.verdict.remaining);
-  EXPECT_EQ(here.verdict.retry_after_us, first.verdict.retry_after_us - 100'000);
-  EXPECT_EQ(here.verdict.reset_after_us, first.verdict.reset_after_us - 100'000);
-  // A peek of the same cost is answered here too; a smaller cost is not
-  // known to be denied, and cost 0 only describes the key: both ask Redis.
+  EXPECT_EQ(here.verdict.limit, store_says.verdict.limit);
+  EXPECT_EQ(here.verdict.remaining, store_says.verdict.remaining);
+  EXPECT_EQ(here.verdict.retry_after_us, store_says.verdict.retry_after_us - 100'000);
+  EXPECT_EQ(here.verdict.reset_after_us, store_says.verdict.reset_after_us - 100'000);
+  // A peek of the same cost is answered here too; cost 0 only describes
+  // the key: it asks Redis.
   EXPECT_EQ(limiter.run(Op::peek, "k", 1).verdict.source, Source::deny_cache);
   EXPECT_EQ(limiter.run(Op::peek, "k", 0).verdict.source, Source::store);
   // After retry_after, Redis decides again (and admits).
-  manual_clock(*store).advance(first.verdict.retry_after_us - 100'000);
+  manual_clock(*store).advance(store_says.verdict.retry_after_us - 100'000);
   const Outcome later = limiter.run(Op::acquire, "k", 1);
   EXPECT_TRUE(later.verdict.allowed);
   EXPECT_EQ(later.verdict.source, Source::store);
   // Local denials count in the store's statistics under their source.
-  EXPECT_EQ(store->stats()->snapshot().denied[static_cast<size_t>(Source::deny_cache)], 2u);
+  EXPECT_EQ(store->stats()->snapshot().denied[static_cast<size_t>(Source::deny_cache)], 3u);
+}
+
+TEST(DenyCache, ADenialLearnedForOneCostHoldsForLargerOnly) {
+  auto store = open_redis("clock=manual");
+  Limiter limiter(store, cached("gcra", "4/h"));
+  ASSERT_TRUE(limiter.run(Op::acquire, "k", 3).verdict.allowed);
+  const Outcome denied = limiter.run(Op::acquire, "k", 2);  // 1 left: the store denies 2
+  ASSERT_FALSE(denied.verdict.allowed);
+  EXPECT_EQ(denied.verdict.source, Source::store);
+  EXPECT_EQ(limiter.run(Op::acquire, "k", 3).verdict.source, Source::deny_cache);
+  const Outcome one = limiter.run(Op::acquire, "k", 1);  // smaller: the store admits it
+  EXPECT_TRUE(one.verdict.allowed);
+  EXPECT_EQ(one.verdict.source, Source::store);
 }
 
 TEST(DenyCache, ARefundOrResetThroughTheLimiterForgetsTheDenial) {
