@@ -1,0 +1,487 @@
+/* rl.native: the low-level module SWIG generates from rl.h.
+ *
+ * Typemaps turn Python values into rl's C types and back:
+ * - a key (`const char *key, size_t key_len`) is a str (its UTF-8 bytes) or
+ *   bytes; anything else is TypeError;
+ * - a request (`const rl_request *`) is a tuple (key, cost, timeout_us),
+ *   a batch (`const rl_request *requests, size_t count`) a sequence of them;
+ * - a decision (`rl_decision *` out) comes back as the tuple
+ *   (allowed, limit, remaining, retry_after_us, reset_after_us, source,
+ *    limit_index); a batch as a list of them;
+ * - `rl_error **err` is hidden: a failure raises the exception that the
+ *   factory given to set_error_factory() builds from (status, message).
+ * The blocking calls release the GIL. The asynchronous calls take a Python
+ * callable `done(status, payload)`, which rl's own thread calls exactly
+ * once (payload: the decision tuple(s), or the exception). The package `rl`
+ * (rl/__init__.py) is the API; this module is its plumbing. */
+%module(package="rl", threads="1") native
+%nothread;
+%include <stdint.i>
+
+%{
+#define SWIG_FILE_WITH_INIT
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rl/rl.h"
+
+/* callable(status: int, message: str) -> exception instance */
+static PyObject* rl_error_factory = NULL;
+/* Set on rl's threads while they run a completion: see store_free. */
+static __thread int rl_in_completion = 0;
+
+static PyObject* rl_make_exception(int status, const char* message) {
+  PyObject* text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+  if (!text) return NULL;
+  PyObject* exc = NULL;
+  if (rl_error_factory) {
+    exc = PyObject_CallFunction(rl_error_factory, "iO", status, text);
+  } else {
+    exc = PyObject_CallFunction(PyExc_RuntimeError, "O", text);
+  }
+  Py_DECREF(text);
+  return exc;
+}
+
+/* Sets the Python error for a failed call (status with its message). */
+static void rl_raise(int status, const char* message) {
+  PyObject* exc = rl_make_exception(status, message);
+  if (exc) {
+    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  }
+}
+
+static PyObject* rl_decision_tuple(const rl_decision* d) {
+  return Py_BuildValue("(NLLLLii)", PyBool_FromLong(d->allowed), (long long)d->limit,
+                       (long long)d->remaining, (long long)d->retry_after_us,
+                       (long long)d->reset_after_us, (int)d->source, (int)d->limit_index);
+}
+
+/* A key: str (UTF-8) or bytes, borrowed from obj. 0 and a Python error when
+ * it is neither; librl judges its length. */
+static int rl_key_from(PyObject* obj, const char** key, size_t* len) {
+  Py_ssize_t n = 0;
+  if (PyUnicode_Check(obj)) {
+    const char* p = PyUnicode_AsUTF8AndSize(obj, &n);
+    if (!p) {
+      PyErr_Clear();
+      rl_raise(RL_E_INVALID_ARG, "key: is not valid Unicode text (a lone surrogate); pass bytes");
+      return 0;
+    }
+    *key = p;
+  } else if (PyBytes_Check(obj)) {
+    char* p = NULL;
+    if (PyBytes_AsStringAndSize(obj, &p, &n) < 0) return 0;
+    *key = p;
+  } else {
+    PyErr_Format(PyExc_TypeError, "key: must be str or bytes, not %.64s", Py_TYPE(obj)->tp_name);
+    return 0;
+  }
+  *len = (size_t)n;
+  return 1;
+}
+
+/* An int64 named what; 0 and a Python error when obj is not one. */
+static int rl_int64_from(PyObject* obj, const char* what, int64_t* out) {
+  if (!PyLong_Check(obj) || PyBool_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: must be int, not %.64s", what, Py_TYPE(obj)->tp_name);
+    return 0;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow) {
+    char message[96];
+    snprintf(message, sizeof message, "%s: is out of the int64 range", what);
+    rl_raise(RL_E_INVALID_ARG, message);
+    return 0;
+  }
+  if (v == -1 && PyErr_Occurred()) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+/* (key, cost, timeout_us) into *req, its key borrowed from the tuple. */
+static int rl_request_from(PyObject* obj, rl_request* req) {
+  if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 3) {
+    PyErr_SetString(PyExc_TypeError, "request: must be a tuple (key, cost, timeout_us)");
+    return 0;
+  }
+  rl_request r = RL_REQUEST_INIT;
+  if (!rl_key_from(PyTuple_GET_ITEM(obj, 0), &r.key, &r.key_len)) return 0;
+  if (!rl_int64_from(PyTuple_GET_ITEM(obj, 1), "cost", &r.cost)) return 0;
+  if (!rl_int64_from(PyTuple_GET_ITEM(obj, 2), "timeout_us", &r.timeout_us)) return 0;
+  *req = r;
+  return 1;
+}
+
+/* A batch: a tuple copy of the sequence (so that no other thread can drop
+ * its keys while the GIL is released) and the requests borrowing from it. */
+typedef struct rl_py_batch {
+  PyObject* items;
+  rl_request* requests;
+  rl_decision* decisions;
+  size_t count;
+} rl_py_batch;
+
+static int rl_batch_from(PyObject* obj, rl_py_batch* b) {
+  memset(b, 0, sizeof *b);
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+    PyErr_SetString(PyExc_TypeError, "requests: must be a sequence of requests, not one key");
+    return 0;
+  }
+  b->items = PySequence_Tuple(obj);
+  if (!b->items) return 0;
+  size_t n = (size_t)PyTuple_GET_SIZE(b->items);
+  b->count = n;
+  if (n == 0) return 1; /* librl names the empty batch */
+  if (n > RL_MAX_BATCH) return 1; /* and the one too large: nothing is read */
+  b->requests = (rl_request*)calloc(n, sizeof(rl_request));
+  b->decisions = (rl_decision*)calloc(n, sizeof(rl_decision));
+  if (!b->requests || !b->decisions) {
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!rl_request_from(PyTuple_GET_ITEM(b->items, i), &b->requests[i])) return 0;
+    rl_decision d = RL_DECISION_INIT;
+    b->decisions[i] = d;
+  }
+  return 1;
+}
+
+static void rl_batch_free(rl_py_batch* b) {
+  Py_XDECREF(b->items);
+  free(b->requests);
+  free(b->decisions);
+}
+
+static PyObject* rl_decision_list(const rl_decision* d, size_t n) {
+  PyObject* list = PyList_New((Py_ssize_t)n);
+  if (!list) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    PyObject* t = rl_decision_tuple(&d[i]);
+    if (!t) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+  }
+  return list;
+}
+
+static int rl_interpreter_gone(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+  return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
+}
+
+/* Runs done(status, payload) with the GIL, then drops done. Runs on rl's
+ * thread, exactly once per started call (rl's promise). While the
+ * interpreter shuts down nothing Python may run: done is leaked. */
+static void rl_deliver(PyObject* done, rl_status status, PyObject* (*payload_of)(const void*),
+                       const void* arg, const rl_error* err) {
+  if (rl_interpreter_gone()) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  rl_in_completion = 1;
+  PyObject* payload = status == RL_OK ? payload_of(arg) : rl_make_exception(status, rl_error_message(err));
+  if (payload) {
+    PyObject* r = PyObject_CallFunction(done, "iO", (int)status, payload);
+    Py_DECREF(payload);
+    if (r) {
+      Py_DECREF(r);
+    } else {
+      PyErr_WriteUnraisable(done);
+    }
+  } else {
+    PyErr_WriteUnraisable(done);
+  }
+  Py_DECREF(done);
+  rl_in_completion = 0;
+  PyGILState_Release(gil);
+}
+
+static PyObject* rl_payload_decision(const void* d) { return rl_decision_tuple((const rl_decision*)d); }
+
+typedef struct rl_py_decisions {
+  const rl_decision* d;
+  size_t n;
+} rl_py_decisions;
+static PyObject* rl_payload_decisions(const void* arg) {
+  const rl_py_decisions* ds = (const rl_py_decisions*)arg;
+  return rl_decision_list(ds->d, ds->n);
+}
+
+static void rl_on_complete(void* user_data, rl_status status, const rl_decision* decision,
+                           const rl_error* err) {
+  rl_deliver((PyObject*)user_data, status, rl_payload_decision, decision, err);
+}
+
+static void rl_on_batch_complete(void* user_data, rl_status status, const rl_decision* decisions,
+                                 size_t count, const rl_error* err) {
+  rl_py_decisions ds = {decisions, count};
+  rl_deliver((PyObject*)user_data, status, rl_payload_decisions, &ds, err);
+}
+
+static void* rl_free_store_thread(void* store) {
+  rl_store_free((rl_store*)store);
+  return NULL;
+}
+%}
+
+/* ---- errors: every rl_error **err is hidden and raised ---- */
+%typemap(in, numinputs=0) rl_error** err (rl_error* temp = NULL) { $1 = &temp; }
+%typemap(argout) rl_error** err {
+  if (*$1) {
+    Py_XDECREF($result);
+    $result = NULL;
+    rl_raise(rl_error_status(*$1), rl_error_message(*$1));
+    rl_error_free(*$1);
+    SWIG_fail;
+  }
+}
+%typemap(out) rl_status {
+  (void)$1; /* a failure is raised by the rl_error** typemap */
+  $result = Py_None;
+  Py_INCREF(Py_None);
+}
+
+/* ---- keys ---- */
+%typemap(in) (const char* key, size_t key_len) {
+  if (!rl_key_from($input, (const char**)&$1, &$2)) SWIG_fail;
+}
+
+/* ---- requests ---- */
+%typemap(in) const rl_request* request (rl_request temp) {
+  if (!rl_request_from($input, &temp)) SWIG_fail;
+  $1 = &temp;
+}
+%typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, 0}) {
+  if (!rl_batch_from($input, &batch)) {
+    rl_batch_free(&batch);
+    SWIG_fail;
+  }
+  $1 = batch.requests;
+  $2 = batch.count;
+}
+%typemap(freearg) (const rl_request* requests, size_t count) { rl_batch_free(&batch$argnum); }
+
+/* ---- decisions ---- */
+%typemap(in, numinputs=0) rl_decision* decision (rl_decision temp) {
+  rl_decision init = RL_DECISION_INIT;
+  temp = init;
+  $1 = &temp;
+}
+%typemap(argout) rl_decision* decision {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = rl_decision_tuple($1);
+    if (!$result) SWIG_fail;
+  }
+}
+/* The batch's decisions live in its rl_py_batch (arg 2's typemap). */
+%typemap(in, numinputs=0) rl_decision* decisions "$1 = NULL;"
+%typemap(check) rl_decision* decisions "$1 = batch2.decisions;"
+%typemap(argout) rl_decision* decisions {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = rl_decision_list($1, batch2.count);
+    if (!$result) SWIG_fail;
+  }
+}
+
+/* ---- handles out of constructors ---- */
+%typemap(in, numinputs=0) rl_store** out (rl_store* temp = NULL) { $1 = &temp; }
+%typemap(argout) rl_store** out {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = SWIG_NewPointerObj(*$1, SWIGTYPE_p_rl_store, 0);
+  }
+}
+%typemap(in, numinputs=0) rl_limiter** out (rl_limiter* temp = NULL) { $1 = &temp; }
+%typemap(argout) rl_limiter** out {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = SWIG_NewPointerObj(*$1, SWIGTYPE_p_rl_limiter, 0);
+  }
+}
+
+/* ---- what the package does not use from rl.h, or uses through the
+ *      helpers below ---- */
+%ignore rl_request;
+%ignore rl_decision;
+%ignore rl_store_info;
+%ignore rl_store_stats;
+%ignore rl_limit_info;
+%ignore rl_error_status;
+%ignore rl_error_message;
+%ignore rl_error_free;
+%ignore rl_config_describe;
+%ignore rl_store_free;
+%ignore rl_store_describe;
+%ignore rl_store_get_stats;
+%ignore rl_store_format_metrics;
+%ignore rl_limiter_limits;
+%ignore rl_limiter_call_async;
+%ignore rl_limiter_acquire_async;
+%ignore rl_limiter_acquire_wait_async;
+%ignore rl_limiter_acquire_batch_async;
+
+/* The calls that may wait for I/O or for other threads run without the GIL. */
+%thread rl_store_open;
+%thread rl_store_close;
+%thread rl_limiter_new;
+%thread rl_limiter_acquire;
+%thread rl_limiter_peek;
+%thread rl_limiter_refund;
+%thread rl_limiter_reset;
+%thread rl_limiter_acquire_wait;
+%thread rl_limiter_acquire_batch;
+
+#define RL_API
+%include "rl/rl.h"
+
+%inline %{
+/* Installs the callable that turns (status, message) into an exception. */
+void set_error_factory(PyObject* factory) {
+  Py_XINCREF(factory);
+  Py_XDECREF(rl_error_factory);
+  rl_error_factory = factory;
+}
+
+/* Closes and frees store. From a completion (a garbage collection that ran
+ * on rl's thread) rl_store_free would wait for itself: another thread
+ * frees it then. */
+void store_free(rl_store* store) {
+  if (!store) return;
+  if (rl_in_completion) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, rl_free_store_thread, store) == 0) pthread_detach(t);
+    return; /* no thread: leak rather than deadlock */
+  }
+  Py_BEGIN_ALLOW_THREADS rl_store_free(store);
+  Py_END_ALLOW_THREADS
+}
+
+/* (in_process, manual_clock, scheme) */
+PyObject* store_describe(const rl_store* store) {
+  rl_store_info info = RL_STORE_INFO_INIT;
+  rl_error* err = NULL;
+  if (rl_store_describe(store, &info, &err) != RL_OK) {
+    rl_raise(rl_error_status(err), rl_error_message(err));
+    rl_error_free(err);
+    return NULL;
+  }
+  return Py_BuildValue("(NNs)", PyBool_FromLong(info.in_process), PyBool_FromLong(info.manual_clock),
+                       info.scheme ? info.scheme : "");
+}
+
+/* (breaker_state, breaker_opened, allowed[4], denied[4], failures[16],
+ *  round_trips, (p50, p95, p99, max) us) */
+PyObject* store_stats(rl_store* store) {
+  rl_store_stats s;
+  memset(&s, 0, sizeof s);
+  s.version = RL_STORE_STATS_VERSION;
+  rl_error* err = NULL;
+  if (rl_store_get_stats(store, &s, &err) != RL_OK) {
+    rl_raise(rl_error_status(err), rl_error_message(err));
+    rl_error_free(err);
+    return NULL;
+  }
+  PyObject* allowed = PyTuple_New(4);
+  PyObject* denied = PyTuple_New(4);
+  PyObject* failures = PyTuple_New(16);
+  if (!allowed || !denied || !failures) {
+    Py_XDECREF(allowed);
+    Py_XDECREF(denied);
+    Py_XDECREF(failures);
+    return NULL;
+  }
+  for (int i = 0; i < 4; i++) {
+    PyTuple_SET_ITEM(allowed, i, PyLong_FromUnsignedLongLong(s.allowed[i]));
+    PyTuple_SET_ITEM(denied, i, PyLong_FromUnsignedLongLong(s.denied[i]));
+  }
+  for (int i = 0; i < 16; i++) PyTuple_SET_ITEM(failures, i, PyLong_FromUnsignedLongLong(s.failures[i]));
+  return Py_BuildValue("(iKNNNK(LLLL))", (int)s.breaker_state, (unsigned long long)s.breaker_opened,
+                       allowed, denied, failures, (unsigned long long)s.round_trips,
+                       (long long)s.round_trip_p50_us, (long long)s.round_trip_p95_us,
+                       (long long)s.round_trip_p99_us, (long long)s.round_trip_max_us);
+}
+
+/* The Prometheus text of rl_store_format_metrics. */
+PyObject* store_metrics(rl_store* store) {
+  char small[4096];
+  size_t n = rl_store_format_metrics(store, small, sizeof small);
+  if (n < sizeof small) return PyUnicode_DecodeUTF8(small, (Py_ssize_t)n, "replace");
+  char* big = (char*)malloc(n + 1);
+  if (!big) return PyErr_NoMemory();
+  size_t m = rl_store_format_metrics(store, big, n + 1);
+  PyObject* text = PyUnicode_DecodeUTF8(big, (Py_ssize_t)(m < n ? m : n), "replace");
+  free(big);
+  return text;
+}
+
+/* [(limit, window_us, burst)] */
+PyObject* limiter_limits(const rl_limiter* limiter) {
+  rl_limit_info infos[8];
+  size_t n = rl_limiter_limits(limiter, infos, 8);
+  if (n > 8) n = 8;
+  PyObject* list = PyList_New((Py_ssize_t)n);
+  if (!list) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    PyList_SET_ITEM(list, (Py_ssize_t)i,
+                    Py_BuildValue("(LLL)", (long long)infos[i].limit, (long long)infos[i].window_us,
+                                  (long long)infos[i].burst));
+  }
+  return list;
+}
+
+/* [(name, description)] of every setting librl knows. */
+PyObject* settings() {
+  PyObject* list = PyList_New(0);
+  if (!list) return NULL;
+  for (size_t i = 0;; i++) {
+    const char* description = NULL;
+    const char* name = rl_config_describe(i, &description);
+    if (!name) break;
+    PyObject* item = Py_BuildValue("(ss)", name, description ? description : "");
+    if (!item || PyList_Append(list, item) < 0) {
+      Py_XDECREF(item);
+      Py_DECREF(list);
+      return NULL;
+    }
+    Py_DECREF(item);
+  }
+  return list;
+}
+
+/* rl_limiter_call_async: done(status, decision tuple | exception) runs once
+ * on rl's thread when it returns normally; not at all when it raises. */
+rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, PyObject* done,
+                     rl_error** err) {
+  Py_INCREF(done);
+  rl_status s = rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, done, err);
+  if (s != RL_OK) Py_DECREF(done);
+  return s;
+}
+
+/* rl_limiter_acquire_wait_async, with done as in call_async. */
+rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
+                             PyObject* done, rl_error** err) {
+  Py_INCREF(done);
+  rl_status s = rl_limiter_acquire_wait_async(limiter, request, timeout_us, rl_on_complete, done, err);
+  if (s != RL_OK) Py_DECREF(done);
+  return s;
+}
+
+/* rl_limiter_acquire_batch_async: done(status, [decision tuple] | exception). */
+rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                              PyObject* done, rl_error** err) {
+  Py_INCREF(done);
+  rl_status s = rl_limiter_acquire_batch_async(limiter, requests, count, rl_on_batch_complete, done, err);
+  if (s != RL_OK) Py_DECREF(done);
+  return s;
+}
+%}
