@@ -45,7 +45,7 @@ class Store:
     def limiter(
         self,
         *,
-        limit: str | list[str] | tuple[str, ...],
+        limit: str | list[str] | tuple[str, ...] | None = None,
         algorithm: Optional[str] = None,
         burst: int | str | list[int] | tuple[int, ...] | None = None,
         name: Optional[str] = None,
@@ -58,7 +58,8 @@ class Store:
         ``limit="100/1m"`` or ``["10/s", "1000/h"]``, ``algorithm="gcra"``
         (default), ``token_bucket``, ``sliding_log``, ``sliding_window`` or
         ``fixed_window``; ``burst`` one per limit; ``on_failure="closed" |
-        "open" | "local"``. A bad value raises InvalidArgumentError naming it."""
+        "open" | "local"``. A bad value or a missing limit raises
+        InvalidArgumentError naming it."""
         named = {
             "algorithm": algorithm,
             "limit": limit,
