@@ -259,10 +259,8 @@ static void* rl_free_store_thread(void* store) {
   $1 = &temp;
 }
 %typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, 0}) {
-  if (!rl_batch_from($input, &batch)) {
-    rl_batch_free(&batch);
-    SWIG_fail;
-  }
+  /* on failure the freearg typemap below frees what was made */
+  if (!rl_batch_from($input, &batch)) SWIG_fail;
   $1 = batch.requests;
   $2 = batch.count;
 }
