@@ -13,6 +13,10 @@ worker_commands() {
   if [ -x "$root/build/examples/rl-go-demo-worker" ]; then
     printf '%q\n' "$root/build/examples/rl-go-demo-worker"
   fi
+  if [ -x "$root/build/python/venv/bin/python" ] && [ -f "$root/examples/python/demo_worker.py" ] &&
+    "$root/build/python/venv/bin/python" -c 'import rl' 2>/dev/null; then
+    printf '%q %q\n' "$root/build/python/venv/bin/python" "$root/examples/python/demo_worker.py"
+  fi
 }
 
 run_workers() {
