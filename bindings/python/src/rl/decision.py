@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Tuple
+from . import native
 
 
 class Source(str, enum.Enum):
@@ -61,17 +61,13 @@ class Decision:
         return round(self.reset_after * 1_000_000)
 
 
-def from_native(t: Tuple[bool, int, int, int, int, int, int]) -> Decision:
-    allowed, limit, remaining, retry_us, reset_us, source, index = t
-    return Decision(
-        allowed,
-        limit,
-        remaining,
-        -1.0 if retry_us < 0 else retry_us / 1_000_000,
-        reset_us / 1_000_000,
-        index,
-        _SOURCES[source] if 0 <= source < len(_SOURCES) else Source.STORE,
-    )
+# The native layer builds every Decision itself (its __init__ costs more than
+# librl's decision on memory://): it needs the slots in this order.
+native.set_decision_type(
+    Decision,
+    ("allowed", "limit", "remaining", "retry_after", "reset_after", "limit_index", "source"),
+    _SOURCES,
+)
 
 
 @dataclass(frozen=True, slots=True)

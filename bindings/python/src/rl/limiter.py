@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple, Union
 from . import native
 from ._completion import Pending
 from .decision import Decision, Limit
-from .decision import from_native as _decision
 from .errors import invalid
 
 if TYPE_CHECKING:
@@ -72,8 +71,8 @@ def _timeout_us(timeout: Optional[float]) -> int:
     return us
 
 
-def _decisions(raw: list) -> list[Decision]:
-    return [_decision(t) for t in raw]
+def _same(value: Any) -> Any:
+    return value  # the native layer already made the Decision(s)
 
 
 def _ignore(_: Any) -> None:
@@ -107,15 +106,15 @@ class Limiter:
     def acquire(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """Decides one request and records its cost when allowed.
         timeout: this call's own deadline in seconds (StoreTimeoutError)."""
-        return _decision(native.rl_limiter_acquire(self._handle, (key, cost, _timeout_us(timeout))))
+        return native.rl_limiter_acquire(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
 
     def peek(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """The decision acquire would give, recording nothing (cost 0: the key's state)."""
-        return _decision(native.rl_limiter_peek(self._handle, (key, cost, _timeout_us(timeout))))
+        return native.rl_limiter_peek(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
 
     def refund(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """Gives cost units back (never beyond capacity); the key's state afterwards."""
-        return _decision(native.rl_limiter_refund(self._handle, (key, cost, _timeout_us(timeout))))
+        return native.rl_limiter_refund(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
 
     def reset(self, key: Key) -> None:
         """Forgets the key: it is back to full capacity."""
@@ -124,7 +123,7 @@ class Limiter:
     def acquire_batch(self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None) -> list[Decision]:
         """Acquires many requests (keys, or (key, cost) pairs) in one round
         trip per store node; one decision each, in order."""
-        return _decisions(native.rl_limiter_acquire_batch(self._handle, self._batch(requests, timeout)))
+        return native.rl_limiter_acquire_batch(self._handle, self._batch(requests, timeout))
 
     def acquire_wait(
         self, key: Key, cost: int = 1, *, max_wait: float = math.inf, timeout: Optional[float] = None
@@ -136,20 +135,20 @@ class Limiter:
         (GIL released): use aacquire_wait in asyncio code."""
         request = (key, cost, _timeout_us(timeout))
         wait_us = _seconds_to_us("max_wait", max_wait)
-        return _decision(native.rl_limiter_acquire_wait(self._handle, request, wait_us))
+        return native.rl_limiter_acquire_wait(self._handle, request, wait_us)
 
     # --------------------------------------------------------------- async
     async def aacquire(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """acquire() without blocking the event loop."""
-        return await self._call(_OP_ACQUIRE, key, cost, timeout, _decision)
+        return await self._call(_OP_ACQUIRE, key, cost, timeout, _same)
 
     async def apeek(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """peek() without blocking the event loop."""
-        return await self._call(_OP_PEEK, key, cost, timeout, _decision)
+        return await self._call(_OP_PEEK, key, cost, timeout, _same)
 
     async def arefund(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """refund() without blocking the event loop."""
-        return await self._call(_OP_REFUND, key, cost, timeout, _decision)
+        return await self._call(_OP_REFUND, key, cost, timeout, _same)
 
     async def areset(self, key: Key, *, timeout: Optional[float] = None) -> None:
         """reset() without blocking the event loop."""
@@ -161,10 +160,10 @@ class Limiter:
         """acquire_batch() without blocking the event loop."""
         batch = self._batch(requests, timeout)
         if self._inline:
-            return _decisions(native.rl_limiter_acquire_batch(self._handle, batch))
+            return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        native.acquire_batch_async(self._handle, batch, Pending(loop, fut, _decisions))
+        native.acquire_batch_async(self._handle, batch, Pending(loop, fut, _same))
         return await fut
 
     async def aacquire_wait(
@@ -177,7 +176,7 @@ class Limiter:
         wait_us = _seconds_to_us("max_wait", max_wait)
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        native.acquire_wait_async(self._handle, request, wait_us, Pending(loop, fut, _decision))
+        native.acquire_wait_async(self._handle, request, wait_us, Pending(loop, fut, _same))
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
@@ -198,14 +197,14 @@ class Limiter:
         return refund
 
     async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float], convert) -> Any:
-        request = (key, cost, _timeout_us(timeout))
+        request = (key, cost, 0 if timeout is None else _timeout_us(timeout))
         if self._inline:
             if op == _OP_ACQUIRE:
-                return convert(native.rl_limiter_acquire(self._handle, request))
+                return native.rl_limiter_acquire(self._handle, request)
             if op == _OP_PEEK:
-                return convert(native.rl_limiter_peek(self._handle, request))
+                return native.rl_limiter_peek(self._handle, request)
             if op == _OP_REFUND:
-                return convert(native.rl_limiter_refund(self._handle, request))
+                return native.rl_limiter_refund(self._handle, request)
             native.rl_limiter_reset(self._handle, key)
             return None
         loop = asyncio.get_running_loop()

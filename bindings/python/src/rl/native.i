@@ -5,9 +5,8 @@
  *   bytes; anything else is TypeError;
  * - a request (`const rl_request *`) is a tuple (key, cost, timeout_us),
  *   a batch (`const rl_request *requests, size_t count`) a sequence of them;
- * - a decision (`rl_decision *` out) comes back as the tuple
- *   (allowed, limit, remaining, retry_after_us, reset_after_us, source,
- *    limit_index); a batch as a list of them;
+ * - a decision (`rl_decision *` out) comes back as the package's
+ *   rl.Decision (see set_decision_type), a batch as a list of them;
  * - `rl_error **err` is hidden: a failure raises the exception that the
  *   factory given to set_error_factory() builds from (status, message).
  * The blocking calls release the GIL. The asynchronous calls take a Python
@@ -24,6 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rl/rl.h"
+#include "structmember.h"
+#ifndef Py_T_OBJECT_EX
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 /* callable(status: int, message: str) -> exception instance */
 static PyObject* rl_error_factory = NULL;
@@ -52,10 +55,48 @@ static void rl_raise(int status, const char* message) {
   }
 }
 
+/* The package's Decision class (a frozen dataclass with slots), the offsets
+ * of its seven fields, and the Source member of each rl_source: decisions
+ * are built here, without running the dataclass's __init__ (which costs
+ * more than librl's decision on memory://). See set_decision_type. */
+#define RL_DECISION_FIELDS 7
+static PyTypeObject* rl_decision_type = NULL;
+static Py_ssize_t rl_decision_offsets[RL_DECISION_FIELDS];
+static PyObject* rl_sources = NULL; /* tuple: rl_source -> Source */
+
+/* Before set_decision_type: (allowed, limit, remaining, retry_after_us,
+ * reset_after_us, source, limit_index). */
 static PyObject* rl_decision_tuple(const rl_decision* d) {
   return Py_BuildValue("(NLLLLii)", PyBool_FromLong(d->allowed), (long long)d->limit,
                        (long long)d->remaining, (long long)d->retry_after_us,
                        (long long)d->reset_after_us, (int)d->source, (int)d->limit_index);
+}
+
+/* A Decision: allowed, limit, remaining, retry_after (s; -1.0 never),
+ * reset_after (s), limit_index, source, in the dataclass's field order. */
+static PyObject* rl_decision_object(const rl_decision* d) {
+  if (!rl_decision_type) return rl_decision_tuple(d);
+  Py_ssize_t n_sources = PyTuple_GET_SIZE(rl_sources);
+  PyObject* source = PyTuple_GET_ITEM(rl_sources, (d->source >= 0 && d->source < n_sources) ? d->source : 0);
+  Py_INCREF(source);
+  PyObject* values[RL_DECISION_FIELDS] = {
+      PyBool_FromLong(d->allowed),
+      PyLong_FromLongLong((long long)d->limit),
+      PyLong_FromLongLong((long long)d->remaining),
+      PyFloat_FromDouble(d->retry_after_us < 0 ? -1.0 : (double)d->retry_after_us / 1e6),
+      PyFloat_FromDouble((double)d->reset_after_us / 1e6),
+      PyLong_FromLong((long)d->limit_index),
+      source};
+  PyObject* obj = NULL;
+  int ok = 1;
+  for (int i = 0; i < RL_DECISION_FIELDS; i++) ok = ok && values[i] != NULL;
+  if (ok) obj = rl_decision_type->tp_alloc(rl_decision_type, 0);
+  if (!obj) {
+    for (int i = 0; i < RL_DECISION_FIELDS; i++) Py_XDECREF(values[i]);
+    return NULL;
+  }
+  for (int i = 0; i < RL_DECISION_FIELDS; i++) *(PyObject**)((char*)obj + rl_decision_offsets[i]) = values[i];
+  return obj;
 }
 
 /* A key: str (UTF-8) or bytes, borrowed from obj. 0 and a Python error when
@@ -160,7 +201,7 @@ static PyObject* rl_decision_list(const rl_decision* d, size_t n) {
   PyObject* list = PyList_New((Py_ssize_t)n);
   if (!list) return NULL;
   for (size_t i = 0; i < n; i++) {
-    PyObject* t = rl_decision_tuple(&d[i]);
+    PyObject* t = rl_decision_object(&d[i]);
     if (!t) {
       Py_DECREF(list);
       return NULL;
@@ -203,7 +244,7 @@ static void rl_deliver(PyObject* done, rl_status status, PyObject* (*payload_of)
   PyGILState_Release(gil);
 }
 
-static PyObject* rl_payload_decision(const void* d) { return rl_decision_tuple((const rl_decision*)d); }
+static PyObject* rl_payload_decision(const void* d) { return rl_decision_object((const rl_decision*)d); }
 
 typedef struct rl_py_decisions {
   const rl_decision* d;
@@ -275,7 +316,7 @@ static void* rl_free_store_thread(void* store) {
 %typemap(argout) rl_decision* decision {
   if (result == RL_OK) {
     Py_XDECREF($result);
-    $result = rl_decision_tuple($1);
+    $result = rl_decision_object($1);
     if (!$result) SWIG_fail;
   }
 }
@@ -347,6 +388,37 @@ void set_error_factory(PyObject* factory) {
   Py_XINCREF(factory);
   Py_XDECREF(rl_error_factory);
   rl_error_factory = factory;
+}
+
+/* Makes every decision an instance of cls, built field by field: cls must
+ * have exactly the slots named in fields (in rl_decision_object's order),
+ * each an object slot; sources maps rl_source values to their objects.
+ * Raises TypeError (and changes nothing) otherwise. */
+PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) {
+  if (!PyType_Check(cls) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != RL_DECISION_FIELDS ||
+      !PyTuple_Check(sources) || PyTuple_GET_SIZE(sources) < 1) {
+    PyErr_SetString(PyExc_TypeError, "set_decision_type(cls, 7 field names, sources tuple)");
+    return NULL;
+  }
+  Py_ssize_t offsets[RL_DECISION_FIELDS];
+  for (int i = 0; i < RL_DECISION_FIELDS; i++) {
+    PyObject* descr = PyObject_GetAttr(cls, PyTuple_GET_ITEM(fields, i));
+    if (!descr) return NULL;
+    int is_slot = PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
+                  ((PyMemberDescrObject*)descr)->d_member->type == Py_T_OBJECT_EX;
+    if (is_slot) offsets[i] = ((PyMemberDescrObject*)descr)->d_member->offset;
+    Py_DECREF(descr);
+    if (!is_slot) {
+      PyErr_Format(PyExc_TypeError, "set_decision_type: field %d is not an object slot", i);
+      return NULL;
+    }
+  }
+  memcpy(rl_decision_offsets, offsets, sizeof offsets);
+  Py_INCREF(cls);
+  Py_INCREF(sources);
+  Py_XSETREF(rl_decision_type, (PyTypeObject*)cls);
+  Py_XSETREF(rl_sources, sources);
+  Py_RETURN_NONE;
 }
 
 /* Closes and frees store. From a completion (a garbage collection that ran
