@@ -150,7 +150,7 @@ def memory_throughput(n: int, rounds: int) -> dict:
     calls = {
         "rl sliding_log": lambda k: rl_log.acquire(k).allowed,
         "rl gcra": lambda k: rl_gcra.acquire(k).allowed,
-        "rl gcra, SWIG module alone": lambda k: native_acquire(handle, (k, 1, 0))[0],
+        "rl gcra, SWIG module alone": lambda k: native_acquire(handle, (k, 1, 0)).allowed,
         "limits moving window (memory)": lambda k: moving.hit(item, k),
     }
     rates = {name: [] for name in calls}

@@ -1,43 +1,49 @@
 """Completing asyncio futures from rl's I/O thread.
 
-librl runs a completion exactly once, on its own thread. The native hook
-calls a ``_Pending`` with (status, payload); it hands the result to the
-future's event loop with ``loop.call_soon_threadsafe`` and then lets go of
-the future, so that whatever the future holds is released on the loop's
-thread, never on rl's (where freeing a store would wait for itself).
-A future cancelled in the meantime is left as it is: the completion still
-happens once, and its result is dropped.
+Each event loop gets one completion queue in the native layer. An async
+call hands librl the queue and a future; rl's thread queues the result and,
+when the queue was idle, wakes the loop once with call_soon_threadsafe; the
+loop then settles every queued future (native.queue_drain). A future
+cancelled meanwhile is left as it is: the call still completes once in
+librl, and its result is dropped on the loop's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Optional
+import weakref
+from typing import Any
+
+from . import native
 
 
-def _settle(fut: asyncio.Future, status: int, payload: Any, convert: Callable[[Any], Any]) -> None:
-    if fut.done():  # cancelled while librl worked: nothing to deliver
-        return
-    if status == 0:
-        fut.set_result(convert(payload))
-    else:
-        fut.set_exception(payload)
+class _Queue:
+    __slots__ = ("handle", "__weakref__")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        handle = native.queue_new()
+        self.handle = handle
+        loop_ref = weakref.ref(loop)
+        drain = native.queue_drain
+
+        def wake() -> None:
+            # The queue holds only a weak reference to the loop: a loop that
+            # is gone, or closed, raises, and librl's results are dropped.
+            target = loop_ref()
+            if target is None:
+                raise RuntimeError("the event loop is gone")
+            target.call_soon_threadsafe(drain, handle)
+
+        native.queue_set_wake(handle, wake)
+        weakref.finalize(self, native.queue_release, handle)
 
 
-class Pending:
-    __slots__ = ("_loop", "_fut", "_convert")
+_queues: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue]" = weakref.WeakKeyDictionary()
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, fut: asyncio.Future, convert: Callable[[Any], Any]):
-        self._loop: Optional[asyncio.AbstractEventLoop] = loop
-        self._fut: Optional[asyncio.Future] = fut
-        self._convert = convert
 
-    def __call__(self, status: int, payload: Any) -> None:
-        loop, fut = self._loop, self._fut
-        self._loop = self._fut = None
-        if loop is None or fut is None:
-            return
-        try:
-            loop.call_soon_threadsafe(_settle, fut, status, payload, self._convert)
-        except RuntimeError:
-            pass  # the loop is closed: nobody awaits the future any more
+def queue_of(loop: asyncio.AbstractEventLoop) -> Any:
+    """The native completion queue of loop (made on first use)."""
+    q = _queues.get(loop)
+    if q is None:
+        q = _queues[loop] = _Queue(loop)
+    return q.handle

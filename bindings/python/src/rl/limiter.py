@@ -14,7 +14,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple, Union
 
 from . import native
-from ._completion import Pending
+from ._completion import queue_of
 from .decision import Decision, Limit
 from .errors import invalid
 
@@ -69,14 +69,6 @@ def _timeout_us(timeout: Optional[float]) -> int:
     if us == 0:
         raise invalid("timeout: must be more than 0 seconds (None: the store's timeout_ms)")
     return us
-
-
-def _same(value: Any) -> Any:
-    return value  # the native layer already made the Decision(s)
-
-
-def _ignore(_: Any) -> None:
-    return None
 
 
 class Limiter:
@@ -140,19 +132,19 @@ class Limiter:
     # --------------------------------------------------------------- async
     async def aacquire(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """acquire() without blocking the event loop."""
-        return await self._call(_OP_ACQUIRE, key, cost, timeout, _same)
+        return await self._call(_OP_ACQUIRE, key, cost, timeout)
 
     async def apeek(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """peek() without blocking the event loop."""
-        return await self._call(_OP_PEEK, key, cost, timeout, _same)
+        return await self._call(_OP_PEEK, key, cost, timeout)
 
     async def arefund(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """refund() without blocking the event loop."""
-        return await self._call(_OP_REFUND, key, cost, timeout, _same)
+        return await self._call(_OP_REFUND, key, cost, timeout)
 
     async def areset(self, key: Key, *, timeout: Optional[float] = None) -> None:
         """reset() without blocking the event loop."""
-        await self._call(_OP_RESET, key, 1, timeout, _ignore)
+        await self._call(_OP_RESET, key, 1, timeout)
 
     async def aacquire_batch(
         self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None
@@ -163,7 +155,7 @@ class Limiter:
             return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        native.acquire_batch_async(self._handle, batch, Pending(loop, fut, _same))
+        native.acquire_batch_async(self._handle, batch, queue_of(loop), fut)
         return await fut
 
     async def aacquire_wait(
@@ -176,7 +168,7 @@ class Limiter:
         wait_us = _seconds_to_us("max_wait", max_wait)
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        native.acquire_wait_async(self._handle, request, wait_us, Pending(loop, fut, _same))
+        native.acquire_wait_async(self._handle, request, wait_us, queue_of(loop), fut)
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
@@ -190,13 +182,14 @@ class Limiter:
                 return
             if fut.result().allowed:
                 try:
-                    native.call_async(self._handle, _OP_REFUND, (key, cost, 0), Pending(fut.get_loop(), fut.get_loop().create_future(), _ignore))
+                    loop = fut.get_loop()
+                    native.call_async(self._handle, _OP_REFUND, (key, cost, 0), queue_of(loop), loop.create_future())
                 except Exception:
                     pass  # the store closed meanwhile: nothing left to give back to
 
         return refund
 
-    async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float], convert) -> Any:
+    async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float]) -> Any:
         request = (key, cost, 0 if timeout is None else _timeout_us(timeout))
         if self._inline:
             if op == _OP_ACQUIRE:
@@ -209,7 +202,7 @@ class Limiter:
             return None
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        native.call_async(self._handle, op, request, Pending(loop, fut, convert))
+        native.call_async(self._handle, op, request, queue_of(loop), fut)
         return await fut
 
     @staticmethod

@@ -9,10 +9,10 @@
  *   rl.Decision (see set_decision_type), a batch as a list of them;
  * - `rl_error **err` is hidden: a failure raises the exception that the
  *   factory given to set_error_factory() builds from (status, message).
- * The blocking calls release the GIL. The asynchronous calls take a Python
- * callable `done(status, payload)`, which rl's own thread calls exactly
- * once (payload: the decision tuple(s), or the exception). The package `rl`
- * (rl/__init__.py) is the API; this module is its plumbing. */
+ * The blocking calls release the GIL. The asynchronous calls take a
+ * completion queue (one per event loop) and an asyncio future, which the
+ * loop's queue_drain settles once rl's thread has completed the call. The
+ * package `rl` (rl/__init__.py) is the API; this module is its plumbing. */
 %module(package="rl", threads="1") native
 %nothread;
 %include <stdint.i>
@@ -219,51 +219,165 @@ static int rl_interpreter_gone(void) {
 #endif
 }
 
-/* Runs done(status, payload) with the GIL, then drops done. Runs on rl's
- * thread, exactly once per started call (rl's promise). While the
- * interpreter shuts down nothing Python may run: done is leaked. */
-static void rl_deliver(PyObject* done, rl_status status, PyObject* (*payload_of)(const void*),
-                       const void* arg, const rl_error* err) {
-  if (rl_interpreter_gone()) return;
+/* ---- completions: rl's thread -> the event loop ----
+ * An asynchronous call carries an entry: its future (a strong reference,
+ * taken with the GIL when the call starts) and room for its result. rl's
+ * thread fills the entry and pushes it onto its loop's queue under a mutex,
+ * without the GIL; only the push that finds the queue idle takes the GIL,
+ * to call the queue's wake() (which schedules queue_drain on the loop with
+ * call_soon_threadsafe). queue_drain, on the loop's thread, settles the
+ * futures in order and drops them there: a burst of completions costs one
+ * wake-up, and nothing a future holds is released on rl's thread. A future
+ * already done (cancelled) is left as it is: each entry is still completed
+ * exactly once, as rl completes each call exactly once. */
+typedef struct rl_py_queue rl_py_queue;
+
+typedef struct rl_py_entry {
+  struct rl_py_entry* next;
+  rl_py_queue* queue;
+  PyObject* fut;
+  rl_status status;
+  char* message; /* on failure */
+  int batch;     /* 1: decisions[count] is the payload, as a list */
+  size_t count;
+  rl_decision* decisions;
+  rl_decision one;
+} rl_py_entry;
+
+struct rl_py_queue {
+  pthread_mutex_t mu;
+  rl_py_entry* head;
+  rl_py_entry* tail;
+  int scheduled; /* a drain is on its way: pushes need not wake */
+  long refs;     /* the owner's, plus one per entry in flight (atomic) */
+  PyObject* wake;
+};
+
+static void rl_queue_unref(rl_py_queue* q) { /* with the GIL */
+  if (__atomic_sub_fetch(&q->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    Py_XDECREF(q->wake);
+    pthread_mutex_destroy(&q->mu);
+    free(q);
+  }
+}
+
+static void rl_entry_free(rl_py_entry* e) { /* with the GIL */
+  rl_py_queue* q = e->queue;
+  Py_XDECREF(e->fut);
+  free(e->message);
+  free(e->decisions);
+  free(e);
+  rl_queue_unref(q);
+}
+
+/* Drops every queued entry unsettled (their loop is gone). With the GIL. */
+static void rl_queue_discard(rl_py_queue* q) {
+  pthread_mutex_lock(&q->mu);
+  rl_py_entry* e = q->head;
+  q->head = q->tail = NULL;
+  q->scheduled = 0;
+  pthread_mutex_unlock(&q->mu);
+  while (e) {
+    rl_py_entry* next = e->next;
+    rl_entry_free(e);
+    e = next;
+  }
+}
+
+static void rl_complete(rl_py_entry* e, rl_status status, const rl_decision* decisions, size_t count,
+                        const rl_error* err) {
+  e->status = status;
+  if (status != RL_OK) {
+    const char* m = rl_error_message(err);
+    e->message = strdup(m ? m : "");
+  } else if (e->batch) {
+    e->count = count;
+    e->decisions = (rl_decision*)malloc((count ? count : 1) * sizeof(rl_decision));
+    if (e->decisions) memcpy(e->decisions, decisions, count * sizeof(rl_decision));
+  } else if (decisions) {
+    e->one = *decisions;
+  }
+  rl_py_queue* q = e->queue;
+  pthread_mutex_lock(&q->mu);
+  e->next = NULL;
+  if (q->tail) {
+    q->tail->next = e;
+  } else {
+    q->head = e;
+  }
+  q->tail = e;
+  int wake = !q->scheduled;
+  q->scheduled = 1;
+  pthread_mutex_unlock(&q->mu);
+  if (!wake || rl_interpreter_gone()) return; /* a drain is coming, or nothing may run */
   PyGILState_STATE gil = PyGILState_Ensure();
   rl_in_completion = 1;
-  PyObject* payload = status == RL_OK ? payload_of(arg) : rl_make_exception(status, rl_error_message(err));
-  if (payload) {
-    PyObject* r = PyObject_CallFunction(done, "iO", (int)status, payload);
-    Py_DECREF(payload);
-    if (r) {
-      Py_DECREF(r);
-    } else {
-      PyErr_WriteUnraisable(done);
-    }
+  PyObject* r = q->wake ? PyObject_CallNoArgs(q->wake) : NULL;
+  if (r) {
+    Py_DECREF(r);
   } else {
-    PyErr_WriteUnraisable(done);
+    PyErr_Clear(); /* the loop is closed or gone: nobody awaits these futures */
+    rl_queue_discard(q);
   }
-  Py_DECREF(done);
   rl_in_completion = 0;
   PyGILState_Release(gil);
 }
 
-static PyObject* rl_payload_decision(const void* d) { return rl_decision_object((const rl_decision*)d); }
-
-typedef struct rl_py_decisions {
-  const rl_decision* d;
-  size_t n;
-} rl_py_decisions;
-static PyObject* rl_payload_decisions(const void* arg) {
-  const rl_py_decisions* ds = (const rl_py_decisions*)arg;
-  return rl_decision_list(ds->d, ds->n);
-}
-
 static void rl_on_complete(void* user_data, rl_status status, const rl_decision* decision,
                            const rl_error* err) {
-  rl_deliver((PyObject*)user_data, status, rl_payload_decision, decision, err);
+  rl_complete((rl_py_entry*)user_data, status, decision, 1, err);
 }
 
 static void rl_on_batch_complete(void* user_data, rl_status status, const rl_decision* decisions,
                                  size_t count, const rl_error* err) {
-  rl_py_decisions ds = {decisions, count};
-  rl_deliver((PyObject*)user_data, status, rl_payload_decisions, &ds, err);
+  rl_complete((rl_py_entry*)user_data, status, decisions, count, err);
+}
+
+/* A new entry for a call about to start on q (with the GIL). */
+static rl_py_entry* rl_entry_new(rl_py_queue* q, PyObject* fut, int batch) {
+  if (!q) {
+    PyErr_SetString(PyExc_TypeError, "queue: is NULL");
+    return NULL;
+  }
+  rl_py_entry* e = (rl_py_entry*)calloc(1, sizeof *e);
+  if (!e) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  e->queue = q;
+  e->fut = fut;
+  e->batch = batch;
+  Py_INCREF(fut);
+  __atomic_add_fetch(&q->refs, 1, __ATOMIC_ACQ_REL);
+  return e;
+}
+
+/* The status of a call that did not start: its entry goes at once. */
+static rl_status rl_started(rl_status s, rl_py_entry* e) {
+  if (s != RL_OK) rl_entry_free(e);
+  return s;
+}
+
+static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
+  PyObject* done = PyObject_CallMethod(fut, "done", NULL);
+  if (!done) return NULL;
+  int is_done = PyObject_IsTrue(done);
+  Py_DECREF(done);
+  if (is_done) Py_RETURN_NONE; /* cancelled while rl worked */
+  PyObject* payload;
+  const char* method = "set_result";
+  if (e->status != RL_OK) {
+    payload = rl_make_exception(e->status, e->message ? e->message : "");
+    method = "set_exception";
+  } else if (e->batch) {
+    payload = e->decisions ? rl_decision_list(e->decisions, e->count) : PyErr_NoMemory();
+  } else {
+    payload = rl_decision_object(&e->one);
+  }
+  if (!payload) return NULL;
+  PyObject* r = PyObject_CallMethod(fut, method, "O", payload);
+  Py_DECREF(payload);
+  return r;
 }
 
 static void* rl_free_store_thread(void* store) {
@@ -280,6 +394,11 @@ static void* rl_free_store_thread(void* store) {
     $result = NULL;
     rl_raise(rl_error_status(*$1), rl_error_message(*$1));
     rl_error_free(*$1);
+    SWIG_fail;
+  }
+  if (PyErr_Occurred()) { /* a helper below failed before reaching librl */
+    Py_XDECREF($result);
+    $result = NULL;
     SWIG_fail;
   }
 }
@@ -527,31 +646,83 @@ PyObject* settings() {
   return list;
 }
 
-/* rl_limiter_call_async: done(status, decision tuple | exception) runs once
- * on rl's thread when it returns normally; not at all when it raises. */
-rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, PyObject* done,
-                     rl_error** err) {
-  Py_INCREF(done);
-  rl_status s = rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, done, err);
-  if (s != RL_OK) Py_DECREF(done);
-  return s;
+/* A completion queue for one event loop (see "completions" above). */
+rl_py_queue* queue_new(void) {
+  rl_py_queue* q = (rl_py_queue*)calloc(1, sizeof *q);
+  if (!q) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  pthread_mutex_init(&q->mu, NULL);
+  q->refs = 1;
+  return q;
 }
 
-/* rl_limiter_acquire_wait_async, with done as in call_async. */
+/* wake(): called with the GIL on rl's thread when a completion finds q idle;
+ * it must schedule queue_drain(q) on the loop (and raise if it cannot). */
+void queue_set_wake(rl_py_queue* q, PyObject* wake) {
+  Py_INCREF(wake);
+  Py_XSETREF(q->wake, wake);
+}
+
+/* The owner lets go of q; it is freed when its last call has completed. */
+void queue_release(rl_py_queue* q) {
+  if (!q) return;
+  pthread_mutex_lock(&q->mu);
+  PyObject* wake = q->wake;
+  q->wake = NULL;
+  pthread_mutex_unlock(&q->mu);
+  Py_XDECREF(wake);
+  rl_queue_unref(q);
+}
+
+/* Settles the futures of every completion queued on q, in order. On the
+ * loop's thread. An error settling one (the loop being torn down) is
+ * reported as unraisable; the others still settle. */
+void queue_drain(rl_py_queue* q) {
+  pthread_mutex_lock(&q->mu);
+  rl_py_entry* e = q->head;
+  q->head = q->tail = NULL;
+  q->scheduled = 0;
+  pthread_mutex_unlock(&q->mu);
+  while (e) {
+    rl_py_entry* next = e->next;
+    PyObject* r = rl_settle(e->fut, e);
+    if (r) {
+      Py_DECREF(r);
+    } else {
+      PyErr_WriteUnraisable(e->fut);
+    }
+    rl_entry_free(e);
+    e = next;
+  }
+}
+
+/* rl_limiter_call_async: fut gets the Decision (None for RL_OP_RESET) or
+ * the exception through q. Raises, and leaves fut alone, when the call
+ * does not start. */
+rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, rl_py_queue* q,
+                     PyObject* fut, rl_error** err) {
+  rl_py_entry* e = rl_entry_new(q, fut, 0);
+  if (!e) return RL_E_NO_MEMORY;
+  return rl_started(rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, e, err), e);
+}
+
+/* rl_limiter_acquire_wait_async, completing fut as call_async does. */
 rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
-                             PyObject* done, rl_error** err) {
-  Py_INCREF(done);
-  rl_status s = rl_limiter_acquire_wait_async(limiter, request, timeout_us, rl_on_complete, done, err);
-  if (s != RL_OK) Py_DECREF(done);
-  return s;
+                             rl_py_queue* q, PyObject* fut, rl_error** err) {
+  rl_py_entry* e = rl_entry_new(q, fut, 0);
+  if (!e) return RL_E_NO_MEMORY;
+  return rl_started(
+      rl_limiter_acquire_wait_async(limiter, request, timeout_us, rl_on_complete, e, err), e);
 }
 
-/* rl_limiter_acquire_batch_async: done(status, [decision tuple] | exception). */
+/* rl_limiter_acquire_batch_async: fut gets the list of Decisions. */
 rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
-                              PyObject* done, rl_error** err) {
-  Py_INCREF(done);
-  rl_status s = rl_limiter_acquire_batch_async(limiter, requests, count, rl_on_batch_complete, done, err);
-  if (s != RL_OK) Py_DECREF(done);
-  return s;
+                              rl_py_queue* q, PyObject* fut, rl_error** err) {
+  rl_py_entry* e = rl_entry_new(q, fut, 1);
+  if (!e) return RL_E_NO_MEMORY;
+  return rl_started(
+      rl_limiter_acquire_batch_async(limiter, requests, count, rl_on_batch_complete, e, err), e);
 }
 %}
