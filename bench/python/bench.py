@@ -7,7 +7,9 @@ redis-server (bench/python/run starts it and gives --redis):
   in turn, decisions/s;
 - memory: in-process decisions/s, one caller;
 - overhead: ns per memory:// acquire through the package, through the SWIG
-  module alone, and through the C ABI (rl_bench_memory, given by --c-ns).
+  module alone, and through the C ABI (rl_bench_memory, given by --c-ns);
+  on Redis, the p50 of the same synchronous gcra call from C
+  (rl_redis_bench, given by --c-redis-p50).
 
 Peers: limits 5.x (moving window and sliding window counter, on redis-py
 for sync and its default async Redis client), the seed's redis-py ZSET
@@ -170,7 +172,7 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if a and b else "-"
 
 
-def table(seq: dict, aio: dict, mem: dict, c_ns: float | None) -> str:
+def table(seq: dict, aio: dict, mem: dict, c_ns: float | None, c_redis_p50: float | None) -> str:
     rows = ["| figure | rl | peer | rl / peer | goal | met? |", "| --- | ---: | ---: | ---: | --- | --- |"]
 
     def row(figure, a, b, fmt, goal="", met=""):
@@ -185,6 +187,8 @@ def table(seq: dict, aio: dict, mem: dict, c_ns: float | None) -> str:
         p50 = seq[rl_name]["p50_us"]
         row(f"sequential p50 us: {rl_name} vs redis-py's own PING round trip", p50, ping, "{:.1f}",
             "<= 1x", "yes" if p50 <= ping else "no")
+    if c_redis_p50:
+        row("sequential p50 us: rl gcra from Python vs the same sync call from C", seq["rl gcra"]["p50_us"], c_redis_p50, "{:.1f}")
     for rl_name, peer in [("rl sliding_log", "limits moving window"), ("rl sliding_window", "limits sliding window counter"),
                           ("rl gcra", "limits moving window"), ("rl sliding_log", "seed ZSET pipeline")]:
         a, b = aio[rl_name]["decisions_per_s"], aio[peer]["decisions_per_s"]
@@ -211,6 +215,7 @@ def main() -> int:
     parser.add_argument("--memory", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--c-ns", type=float, default=None, help="ns per rl_limiter_acquire (rl_bench_memory)")
+    parser.add_argument("--c-redis-p50", type=float, default=None, help="us, rl_redis_bench latency gcra")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
     prefix = f"bench{os.getpid()}"
@@ -226,9 +231,9 @@ def main() -> int:
     print(f"versions: Python {platform.python_version()}, rl {rl.LIBRARY_VERSION}, limits {limits.__version__}, "
           f"redis-py {redis.__version__}, {args.rounds} rounds (medians)")
     print()
-    print(table(seq, aio, mem, args.c_ns))
+    print(table(seq, aio, mem, args.c_ns, args.c_redis_p50))
     if args.json:
-        args.json.write_text(json.dumps({"sequential": seq, "tasks": aio, "memory": mem, "c_ns": args.c_ns}, indent=1))
+        args.json.write_text(json.dumps({"sequential": seq, "tasks": aio, "memory": mem, "c_ns": args.c_ns, "c_redis_p50_us": args.c_redis_p50}, indent=1))
     return 0
 
 
