@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Optional
+from typing import Any, Optional
 
 from . import store as _store
 from ._rate import limit_string
 from .limiter import Limiter
 
 _lock = threading.Lock()
-_state: dict = {"store": None, "limiters": {}}
+_state: "dict[str, Any]" = {"store": None, "limiters": {}}
 
 
-def configure(url: Optional[str] = None, **settings: object) -> None:
+def configure(url: Optional[str] = None, **settings: Any) -> None:
     """Where is_allowed counts: a store URL (default: $RL_URL, else memory://)
     and rl store settings. Closes the store used before."""
     with _lock:
@@ -39,7 +39,7 @@ def configure(url: Optional[str] = None, **settings: object) -> None:
 def _limiter(limit: int, window: float) -> Limiter:
     spec = limit_string("limit", limit, window)
     with _lock:
-        found = _state["limiters"].get(spec)
+        found: Optional[Limiter] = _state["limiters"].get(spec)
         if found is None:
             if _state["store"] is None:
                 _state["store"] = _store.open(os.environ.get("RL_URL") or "memory://")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import weakref
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Tuple, Union, cast
 
 from . import native
 from ._completion import queue_of
@@ -132,15 +132,15 @@ class Limiter:
     # --------------------------------------------------------------- async
     async def aacquire(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """acquire() without blocking the event loop."""
-        return await self._call(_OP_ACQUIRE, key, cost, timeout)
+        return cast(Decision, await self._call(_OP_ACQUIRE, key, cost, timeout))
 
     async def apeek(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """peek() without blocking the event loop."""
-        return await self._call(_OP_PEEK, key, cost, timeout)
+        return cast(Decision, await self._call(_OP_PEEK, key, cost, timeout))
 
     async def arefund(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """refund() without blocking the event loop."""
-        return await self._call(_OP_REFUND, key, cost, timeout)
+        return cast(Decision, await self._call(_OP_REFUND, key, cost, timeout))
 
     async def areset(self, key: Key, *, timeout: Optional[float] = None) -> None:
         """reset() without blocking the event loop."""
@@ -154,7 +154,7 @@ class Limiter:
         if self._inline:
             return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
-        fut = loop.create_future()
+        fut: "asyncio.Future[list[Decision]]" = loop.create_future()
         native.acquire_batch_async(self._handle, batch, queue_of(loop), fut)
         return await fut
 
@@ -167,7 +167,7 @@ class Limiter:
         request = (key, cost, _timeout_us(timeout))
         wait_us = _seconds_to_us("max_wait", max_wait)
         loop = asyncio.get_running_loop()
-        fut = loop.create_future()
+        fut: "asyncio.Future[Decision]" = loop.create_future()
         native.acquire_wait_async(self._handle, request, wait_us, queue_of(loop), fut)
         try:
             return await asyncio.shield(fut)
@@ -176,8 +176,8 @@ class Limiter:
             raise
 
     # ------------------------------------------------------------- helpers
-    def _refund_late_admission(self, key: Key, cost: int):
-        def refund(fut: asyncio.Future) -> None:
+    def _refund_late_admission(self, key: Key, cost: int) -> "Callable[[asyncio.Future[Decision]], None]":
+        def refund(fut: "asyncio.Future[Decision]") -> None:
             if fut.cancelled() or fut.exception() is not None:
                 return
             if fut.result().allowed:
@@ -189,7 +189,7 @@ class Limiter:
 
         return refund
 
-    async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float]) -> Any:
+    async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float]) -> Optional[Decision]:
         request = (key, cost, 0 if timeout is None else _timeout_us(timeout))
         if self._inline:
             if op == _OP_ACQUIRE:
@@ -201,12 +201,12 @@ class Limiter:
             native.rl_limiter_reset(self._handle, key)
             return None
         loop = asyncio.get_running_loop()
-        fut = loop.create_future()
+        fut: "asyncio.Future[Decision]" = loop.create_future()
         native.call_async(self._handle, op, request, queue_of(loop), fut)
         return await fut
 
     @staticmethod
-    def _batch(requests: Iterable[BatchItem], timeout: Optional[float]) -> list:
+    def _batch(requests: Iterable[BatchItem], timeout: Optional[float]) -> "list[Tuple[Any, Any, int]]":
         if isinstance(requests, (str, bytes)):
             raise TypeError("requests: must be an iterable of keys or (key, cost) pairs, not one key")
         timeout_us = _timeout_us(timeout)

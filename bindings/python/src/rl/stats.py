@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Any, Dict, Tuple
 
 from .decision import Source
 from .errors import STATUS_NAMES
@@ -39,7 +39,7 @@ class StoreStats:
     round_trips: RoundTrips
 
 
-def from_native(raw: Tuple) -> StoreStats:
+def from_native(raw: Tuple[Any, ...]) -> StoreStats:
     state, opened, allowed, denied, failures, trips, quantiles = raw
     return StoreStats(
         healthy=state == 0,
