@@ -48,9 +48,10 @@ def make_config(settings: dict[str, str]) -> Any:
     return cfg
 
 
-def _seconds_to_us(what: str, seconds: Any) -> int:
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise TypeError(f"{what}: must be seconds (int or float), not {type(seconds).__name__}")
+def _seconds_to_us(what: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what}: must be seconds (int or float), not {type(value).__name__}")
+    seconds = float(value)
     if math.isnan(seconds):
         raise invalid(f"{what}: is NaN")
     if seconds == math.inf:
