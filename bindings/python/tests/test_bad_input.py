@@ -81,7 +81,7 @@ def test_a_refused_cost_is_invalid_argument(limiter, io_limiter, method, cost, w
 
 
 @pytest.mark.parametrize("method", COSTED)
-@pytest.mark.parametrize("timeout", [-1, 0, math.nan, -math.inf])
+@pytest.mark.parametrize("timeout", [-1, 0, math.nan, -math.inf, -(10**400)])
 def test_a_refused_timeout_is_invalid_argument(limiter, method, timeout):
     with pytest.raises(rl.InvalidArgumentError, match="timeout"):
         call(limiter, method, "k", 1, timeout=timeout)

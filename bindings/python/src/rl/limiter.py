@@ -51,7 +51,10 @@ def make_config(settings: dict[str, str]) -> Any:
 def _seconds_to_us(what: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what}: must be seconds (int or float), not {type(value).__name__}")
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int beyond float: longer than any wait rl keeps
+        seconds = math.inf if value > 0 else -math.inf
     if math.isnan(seconds):
         raise invalid(f"{what}: is NaN")
     if seconds == math.inf:
