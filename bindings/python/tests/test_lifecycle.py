@@ -112,3 +112,47 @@ def test_interpreter_exit_with_calls_in_flight_on_memory():
 
 def test_interpreter_exit_with_calls_in_flight_on_redis(redis_url, prefix):
     run_exit_script(f"{redis_url}?prefix={prefix}")
+
+
+def test_a_forked_child_gets_shutdown_and_leaves_the_parents_store_alone(redis_url, prefix):
+    store = rl.open(f"{redis_url}?prefix={prefix}")
+    limiter = store.limiter(limit="100/1h", name="forked")
+    assert limiter.acquire("k").remaining == 99
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: every inherited call is ShutdownError, and exit does not hang
+        code = 0
+        try:
+            limiter.acquire("k")
+            code = 1
+        except rl.ShutdownError:
+            pass
+        if not store.closed:
+            code = 2
+        os.write(write, b"%d" % code)
+        os._exit(code)
+    os.close(write)
+    assert os.read(read, 16) == b"0"
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    # the parent's connection was not touched by the child
+    assert limiter.acquire("k").remaining == 98
+    store.close()
+
+
+def test_a_forked_child_exits_cleanly_with_inherited_stores():
+    code = textwrap.dedent(
+        """
+        import os, sys, rl
+        store = rl.open(sys.argv[1])
+        limiter = store.limiter(limit="1/s")
+        limiter.acquire("k")
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(0)  # a normal exit: atexit runs, the inherited handles are left alone
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "memory://"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and proc.stdout.strip() == "0", proc.stderr

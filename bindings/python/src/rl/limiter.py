@@ -89,10 +89,15 @@ class Limiter:
         self.name: str = native.rl_limiter_name(handle)
         #: Its limits as librl parsed them.
         self.limits: list[Limit] = [Limit(n, w / 1_000_000, b) for n, w, b in native.limiter_limits(handle)]
-        weakref.finalize(self, native.rl_limiter_free, handle)
+        self._finalizer = weakref.finalize(self, native.rl_limiter_free, handle)
 
     def __repr__(self) -> str:
         return f"<rl.Limiter {self.name} {self.settings.get('limit', '')!r} on {self._store.url}>"
+
+    def _forked(self, closed_limiter: Any) -> None:
+        """See Store._forked."""
+        self._finalizer.detach()
+        self._handle = closed_limiter
 
     @property
     def store(self) -> "Store":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from typing import Any, Optional
 
@@ -34,6 +35,8 @@ class Store:
         # memory:// never waits for I/O: its async calls answer on the caller's thread.
         self._inline = inline and in_process
         self._finalizer = weakref.finalize(self, native.store_free, handle)
+        self._limiters: "weakref.WeakSet[Limiter]" = weakref.WeakSet()
+        _live_stores.add(self)
 
     def __repr__(self) -> str:
         return f"<rl.Store {self.url}{' closed' if self._closed else ''}>"
@@ -76,7 +79,9 @@ class Store:
             handle = native.rl_limiter_new(self._handle, cfg)
         finally:
             native.rl_config_free(cfg)
-        return Limiter(self, handle, given, self._inline)
+        limiter = Limiter(self, handle, given, self._inline)
+        self._limiters.add(limiter)
+        return limiter
 
     # -- manual clock (tests) --
     def clock_set(self, now_us: int) -> None:
@@ -108,6 +113,17 @@ class Store:
             self._closed = True
             native.rl_store_close(self._handle)
 
+    def _forked(self, closed_store: Any, closed_limiter: Any) -> None:
+        """In a child process after fork: the parent's store is not ours to
+        use (its I/O thread did not come along, its Redis connection is the
+        parent's) nor to free (that would wait for that thread). It stays
+        allocated, and this object and its limiters answer ShutdownError."""
+        self._finalizer.detach()
+        self._handle = closed_store
+        self._closed = True
+        for limiter in list(self._limiters):
+            limiter._forked(closed_limiter)
+
     def __enter__(self) -> "Store":
         return self
 
@@ -119,6 +135,29 @@ class Store:
 
     async def __aexit__(self, *exc: Any) -> None:
         self.close()
+
+
+_live_stores: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    stores = list(_live_stores)
+    if not stores:
+        return
+    # One closed memory:// store and a limiter of it stand in for every
+    # inherited handle: each call then fails with RL_E_SHUTDOWN.
+    closed_store = native.rl_store_open("memory://", None)
+    native.rl_store_close(closed_store)
+    cfg = make_config({"limit": "1/s"})
+    try:
+        closed_limiter = native.rl_limiter_new(closed_store, cfg)
+    finally:
+        native.rl_config_free(cfg)
+    for store in stores:
+        store._forked(closed_store, closed_limiter)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _open_handle(url: str, settings: dict[str, Any]) -> Any:
