@@ -374,7 +374,16 @@ static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
   } else {
     payload = rl_decision_object(&e->one);
   }
-  if (!payload) return NULL;
+  if (!payload) { /* out of memory building it: the future fails with that */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (!value) return NULL;
+    payload = value;
+    method = "set_exception";
+  }
   PyObject* r = PyObject_CallMethod(fut, method, "O", payload);
   Py_DECREF(payload);
   return r;
