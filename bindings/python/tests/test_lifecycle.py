@@ -9,6 +9,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 import rl
 
 
@@ -114,6 +116,8 @@ def test_interpreter_exit_with_calls_in_flight_on_redis(redis_url, prefix):
     run_exit_script(f"{redis_url}?prefix={prefix}")
 
 
+# Python 3.12+ warns about fork() in a process with threads: that is the case under test.
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
 def test_a_forked_child_gets_shutdown_and_leaves_the_parents_store_alone(redis_url, prefix):
     store = rl.open(f"{redis_url}?prefix={prefix}")
     limiter = store.limiter(limit="100/1h", name="forked")
