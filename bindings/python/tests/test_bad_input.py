@@ -138,8 +138,13 @@ def test_bad_settings(limiter):
         store.limiter(limit="1/s", name="a\0b")
     with pytest.raises(TypeError, match="burst"):
         store.limiter(limit="1/s", burst=True)
+    with pytest.raises(rl.InvalidArgumentError, match="limit"):
+        store.limiter(limit=1.5)  # a float reaches librl as "1.5", which is no limit
     with pytest.raises(TypeError, match="limit"):
-        store.limiter(limit=1.5)
+        store.limiter(limit={"10/s"})
+    with pytest.raises(rl.InvalidArgumentError, match="local_share"):
+        store.limiter(limit="1/s", on_failure="local", local_share=float("nan"))
+    assert store.limiter(limit="8/s", on_failure="local", local_share=0.25).name == "default"
     # A list of limits and bursts is joined the way librl reads it.
     two = store.limiter(limit=["10/s", "100/h"], burst=[5, 50])
     assert [(x.limit, x.window, x.burst) for x in two.limits] == [(10, 1.0, 5), (100, 3600.0, 50)]

@@ -1,6 +1,7 @@
 """Stores and limiters come and go without leaking, and the interpreter
 exits cleanly with calls in flight."""
 
+import asyncio
 import gc
 import os
 import subprocess
@@ -59,6 +60,50 @@ def test_stores_never_closed_are_freed_by_the_garbage_collector():
         rl.open("memory://").limiter(limit="1/s").acquire("k")
     gc.collect()
     assert rss_kib() - before < 4096
+
+
+def test_async_calls_through_the_io_thread_do_not_leak():
+    async def main() -> int:
+        async with rl.open("memory://", inline=False) as store:
+            limiter = store.limiter(limit="1000/1h")
+
+            async def one_round() -> None:
+                await asyncio.gather(*(limiter.aacquire(f"k{i % 100}") for i in range(10_000)))
+                await limiter.aacquire_batch(["a", "b"] * 100)
+
+            for _ in range(2):  # warm-up: 10,000 tasks' worth of allocator pools
+                await one_round()
+            gc.collect()
+            before = rss_kib()
+            for _ in range(10):
+                await one_round()
+            gc.collect()
+            return rss_kib() - before
+
+    grown = asyncio.run(main())
+    print(f"RSS after 100,000 aacquire through the I/O thread: {grown:+d} KiB")
+    assert grown < 4096
+
+
+def test_event_loops_come_and_go_without_leaking_their_completion_queues():
+    store = rl.open("memory://", inline=False)
+    limiter = store.limiter(limit="1000/1h")
+
+    async def calls() -> None:
+        await asyncio.gather(*(limiter.aacquire("k") for _ in range(10)))
+
+    for _ in range(200):
+        asyncio.run(calls())
+    gc.collect()
+    before = rss_kib()
+    for _ in range(2000):
+        asyncio.run(calls())
+    gc.collect()
+    grown = rss_kib() - before
+    print(f"RSS after 2,000 event loops: {grown:+d} KiB")
+    assert grown < 4096
+    assert len(rl._completion._queues) <= 1
+    store.close()
 
 
 def test_sync_calls_release_the_gil():

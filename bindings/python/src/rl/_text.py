@@ -26,17 +26,19 @@ def c_text(what: str, value: Any) -> str:
 
 
 def setting_text(name: str, value: Any) -> str:
-    """A setting's value as librl's text: str as is, int as digits, a
-    sequence of them joined with commas (``limit=["10/s", "1000/h"]``)."""
+    """A setting's value as librl's text: str as is, int as digits, float
+    as repr, a sequence of them joined with commas (``limit=["10/s", "1000/h"]``)."""
     if isinstance(value, bool):
         raise TypeError(f"{name}: must be str or int, not bool")
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)  # librl judges it ("0.25" for local_share; nan, inf refused)
     if isinstance(value, str):
         return c_text(name, value)
     if isinstance(value, (list, tuple)):
         return ", ".join(setting_text(name, v) for v in value)
-    raise TypeError(f"{name}: must be str, int or a list of them, not {type(value).__name__}")
+    raise TypeError(f"{name}: must be str, int, float or a list of them, not {type(value).__name__}")
 
 
 _PASSWORD = re.compile(r"^([a-z+]+://)([^@/]*:)([^@/]*)@", re.IGNORECASE)

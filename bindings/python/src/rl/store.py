@@ -54,7 +54,7 @@ class Store:
         name: Optional[str] = None,
         granularity: Optional[str] = None,
         on_failure: Optional[str] = None,
-        local_share: Optional[str] = None,
+        local_share: str | float | None = None,
         **settings: Any,
     ) -> Limiter:
         """A limiter over this store. Settings are librl's (see rl.settings()):
