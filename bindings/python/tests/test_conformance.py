@@ -2,7 +2,6 @@
 memory:// and Redis, sync methods and their async twins (on memory:// the
 async ones go through rl's I/O thread: inline=False)."""
 
-import os
 
 import pytest
 
