@@ -2,7 +2,6 @@
 memory:// and Redis, sync methods and their async twins (on memory:// the
 async ones go through rl's I/O thread: inline=False)."""
 
-
 import pytest
 
 from conformance_runner import case_url, default_files, load_cases, run_loaded
