@@ -164,7 +164,10 @@ def memory_throughput(n: int, rounds: int) -> dict:
                 call(k)
             rates[name].append(len(keys) / ((time.perf_counter_ns() - t) / 1e9))
     store.close()
-    return {name: {"decisions_per_s": statistics.median(r), "ns_per_call": 1e9 / statistics.median(r)} for name, r in rates.items()}
+    return {
+        name: {"decisions_per_s": statistics.median(r), "ns_per_call": 1e9 / statistics.median(r)}
+        for name, r in rates.items()
+    }
 
 
 # --------------------------------------------------------------------- table
@@ -179,26 +182,57 @@ def table(seq: dict, aio: dict, mem: dict, c_ns: float | None, c_redis_p50: floa
         rows.append(f"| {figure} | {fmt.format(a)} | {fmt.format(b)} | {ratio(a, b)} | {goal} | {met} |")
 
     ping = seq["redis-py PING"]["p50_us"]
-    for rl_name, peer in [("rl sliding_log", "limits moving window"), ("rl sliding_window", "limits sliding window counter"),
-                          ("rl sliding_log", "seed ZSET pipeline"), ("rl gcra", "limits moving window")]:
+    for rl_name, peer in [
+        ("rl sliding_log", "limits moving window"),
+        ("rl sliding_window", "limits sliding window counter"),
+        ("rl sliding_log", "seed ZSET pipeline"),
+        ("rl gcra", "limits moving window"),
+    ]:
         for q in ("p50_us", "p99_us"):
             row(f"sequential {q[:3]} us: {rl_name} vs {peer}", seq[rl_name][q], seq[peer][q], "{:.1f}")
     for rl_name in ("rl gcra", "rl sliding_log", "rl sliding_window"):
         p50 = seq[rl_name]["p50_us"]
-        row(f"sequential p50 us: {rl_name} vs redis-py's own PING round trip", p50, ping, "{:.1f}",
-            "<= 1x", "yes" if p50 <= ping else "no")
+        row(
+            f"sequential p50 us: {rl_name} vs redis-py's own PING round trip",
+            p50,
+            ping,
+            "{:.1f}",
+            "<= 1x",
+            "yes" if p50 <= ping else "no",
+        )
     if c_redis_p50:
-        row("sequential p50 us: rl gcra from Python vs the same sync call from C", seq["rl gcra"]["p50_us"], c_redis_p50, "{:.1f}")
-    for rl_name, peer in [("rl sliding_log", "limits moving window"), ("rl sliding_window", "limits sliding window counter"),
-                          ("rl gcra", "limits moving window"), ("rl sliding_log", "seed ZSET pipeline")]:
+        row(
+            "sequential p50 us: rl gcra from Python vs the same sync call from C",
+            seq["rl gcra"]["p50_us"],
+            c_redis_p50,
+            "{:.1f}",
+        )
+    for rl_name, peer in [
+        ("rl sliding_log", "limits moving window"),
+        ("rl sliding_window", "limits sliding window counter"),
+        ("rl gcra", "limits moving window"),
+        ("rl sliding_log", "seed ZSET pipeline"),
+    ]:
         a, b = aio[rl_name]["decisions_per_s"], aio[peer]["decisions_per_s"]
         goal = ">= 3x" if peer.startswith("limits") else ""
-        row(f"200 asyncio tasks, decisions/s: {rl_name} vs {peer}", a, b, "{:,.0f}", goal,
-            ("yes" if a >= 3 * b else "no") if goal else "")
+        row(
+            f"200 asyncio tasks, decisions/s: {rl_name} vs {peer}",
+            a,
+            b,
+            "{:,.0f}",
+            goal,
+            ("yes" if a >= 3 * b else "no") if goal else "",
+        )
     for rl_name in ("rl sliding_log", "rl gcra"):
         a, b = mem[rl_name]["decisions_per_s"], mem["limits moving window (memory)"]["decisions_per_s"]
-        row(f"memory://, decisions/s: {rl_name} vs limits moving window (memory)", a, b, "{:,.0f}", ">= 3x",
-            "yes" if a >= 3 * b else "no")
+        row(
+            f"memory://, decisions/s: {rl_name} vs limits moving window (memory)",
+            a,
+            b,
+            "{:,.0f}",
+            ">= 3x",
+            "yes" if a >= 3 * b else "no",
+        )
     pkg, swig = mem["rl gcra"]["ns_per_call"], mem["rl gcra, SWIG module alone"]["ns_per_call"]
     if c_ns:
         row("memory:// gcra acquire, ns/call: Python package vs C ABI call", pkg, c_ns, "{:,.0f}")
@@ -214,7 +248,9 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--memory", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--c-ns", type=float, default=None, help="ns per rl_limiter_acquire (rl_bench_memory)")
+    parser.add_argument(
+        "--c-ns", type=float, default=None, help="ns per rl_limiter_acquire (rl_bench_memory)"
+    )
     parser.add_argument("--c-redis-p50", type=float, default=None, help="us, rl_redis_bench latency gcra")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
@@ -227,13 +263,28 @@ def main() -> int:
     mem = memory_throughput(args.memory, args.rounds)
     load_end = os.getloadavg()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(f"machine: {os.cpu_count()} CPUs ({cpu}), load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end")
-    print(f"versions: Python {platform.python_version()}, rl {rl.LIBRARY_VERSION}, limits {limits.__version__}, "
-          f"redis-py {redis.__version__}, {args.rounds} rounds (medians)")
+    print(
+        f"machine: {os.cpu_count()} CPUs ({cpu}), load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end"
+    )
+    print(
+        f"versions: Python {platform.python_version()}, rl {rl.LIBRARY_VERSION}, limits {limits.__version__}, "
+        f"redis-py {redis.__version__}, {args.rounds} rounds (medians)"
+    )
     print()
     print(table(seq, aio, mem, args.c_ns, args.c_redis_p50))
     if args.json:
-        args.json.write_text(json.dumps({"sequential": seq, "tasks": aio, "memory": mem, "c_ns": args.c_ns, "c_redis_p50_us": args.c_redis_p50}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "sequential": seq,
+                    "tasks": aio,
+                    "memory": mem,
+                    "c_ns": args.c_ns,
+                    "c_redis_p50_us": args.c_redis_p50,
+                },
+                indent=1,
+            )
+        )
     return 0
 
 

@@ -55,7 +55,9 @@ def main(argv: list[str]) -> int:
         "denied": attempts - admitted,
         "first_call_us": first_call_us,
         "last_return_us": last_return_us,
-        "retry_after_ms": [round(min(retry_after) * 1000), round(max(retry_after) * 1000)] if retry_after else [],
+        "retry_after_ms": (
+            [round(min(retry_after) * 1000), round(max(retry_after) * 1000)] if retry_after else []
+        ),
     }
     print(json.dumps(report, separators=(",", ":")), flush=True)
     return 0

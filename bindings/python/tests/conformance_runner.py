@@ -234,7 +234,9 @@ def load_cases(path: Path) -> Iterator[tuple[str, Any, str]]:
         return
     seen = set()
     for case in doc["cases"]:
-        name = case.get("name") if isinstance(case, dict) and isinstance(case.get("name"), str) else "(unnamed)"
+        name = (
+            case.get("name") if isinstance(case, dict) and isinstance(case.get("name"), str) else "(unnamed)"
+        )
         yield name, case, "bad case: the name is used twice in this file" if name in seen else ""
         seen.add(name)
 

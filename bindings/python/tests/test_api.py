@@ -63,7 +63,12 @@ def test_limits_name_and_settings(store):
     limiter = store.limiter(algorithm="sliding_window", limit="10/s, 100/m", name="api", granularity="100ms")
     assert limiter.name == "api"
     assert limiter.limits == [rl.Limit(10, 1.0, 10), rl.Limit(100, 60.0, 100)]
-    assert limiter.settings == {"algorithm": "sliding_window", "limit": "10/s, 100/m", "name": "api", "granularity": "100ms"}
+    assert limiter.settings == {
+        "algorithm": "sliding_window",
+        "limit": "10/s, 100/m",
+        "name": "api",
+        "granularity": "100ms",
+    }
     assert store.limiter(limit="1/s").name == "default"
     described = rl.settings()
     assert "on_failure" in described and "timeout_ms" in described and "gcra" in described["algorithm"]
@@ -94,7 +99,10 @@ def test_outages_follow_on_failure():
         with pytest.raises(rl.BackendUnavailableError) as info:
             store.limiter(limit="10/s", name="closed").acquire("k")
         assert isinstance(info.value, ConnectionError)
-        assert store.limiter(limit="10/s", name="o", on_failure="open").acquire("k").source is rl.Source.FAIL_OPEN
+        assert (
+            store.limiter(limit="10/s", name="o", on_failure="open").acquire("k").source
+            is rl.Source.FAIL_OPEN
+        )
         local = store.limiter(limit="8/s", name="l", on_failure="local", local_share="1/4")
         d = local.acquire("k")
         assert (d.source, d.limit, d.remaining) == (rl.Source.LOCAL, 2, 1)

@@ -105,7 +105,11 @@ def test_a_refused_max_wait_is_invalid_argument(limiter, method):
 @pytest.mark.parametrize("method", ["acquire_batch", "aacquire_batch"])
 def test_bad_batches(limiter, io_limiter, method):
     for lim in (limiter, io_limiter):
-        run = (lambda b: asyncio.run(lim.aacquire_batch(b))) if method == "aacquire_batch" else lim.acquire_batch
+        run = (
+            (lambda b: asyncio.run(lim.aacquire_batch(b)))
+            if method == "aacquire_batch"
+            else lim.acquire_batch
+        )
         with pytest.raises(rl.InvalidArgumentError, match="count|empty|batch"):
             run([])
         with pytest.raises(rl.InvalidArgumentError):
@@ -179,7 +183,18 @@ def test_every_call_after_close_is_shutdown():
     store.close()
     store.close()  # idempotent
     assert store.closed
-    for method in ["acquire", "peek", "refund", "acquire_wait", "reset", "aacquire", "apeek", "arefund", "areset", "aacquire_wait"]:
+    for method in [
+        "acquire",
+        "peek",
+        "refund",
+        "acquire_wait",
+        "reset",
+        "aacquire",
+        "apeek",
+        "arefund",
+        "areset",
+        "aacquire_wait",
+    ]:
         with pytest.raises(rl.ShutdownError):
             call(limiter, method, "k")
     with pytest.raises(rl.ShutdownError):

@@ -13,7 +13,9 @@ from rl.langchain import RedisRateLimiter
 
 
 def test_it_is_a_langchain_rate_limiter(redis_url, prefix):
-    with RedisRateLimiter(requests_per_second=5, window_size_seconds=2, redis_url=f"{redis_url}?prefix={prefix}") as lim:
+    with RedisRateLimiter(
+        requests_per_second=5, window_size_seconds=2, redis_url=f"{redis_url}?prefix={prefix}"
+    ) as lim:
         assert isinstance(lim, BaseRateLimiter)
         assert lim.limit == 10
         assert [lim.acquire(blocking=False) for _ in range(12)].count(True) == 10
@@ -46,7 +48,9 @@ def test_blocking_acquire_sleeps_for_the_retry_hint():
 
 
 async def test_async_twins(redis_url, prefix):
-    lim = RedisRateLimiter(requests_per_second=20, window_size_seconds=0.1, redis_url=f"{redis_url}?prefix={prefix}")
+    lim = RedisRateLimiter(
+        requests_per_second=20, window_size_seconds=0.1, redis_url=f"{redis_url}?prefix={prefix}"
+    )
     assert await lim.aacquire(blocking=False) and await lim.aacquire(blocking=False)
     assert not await lim.aacquire(blocking=False)
     assert await lim.aget_current_usage() == 2

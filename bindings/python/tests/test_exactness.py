@@ -29,7 +29,9 @@ def test_threads_on_one_key_admit_exactly_the_limit(store_url, algorithm):
         limiter = store.limiter(algorithm=algorithm, limit=f"{LIMIT}/1h", name=f"t{algorithm}")
         admitted: list = []
         start = threading.Barrier(threads)
-        workers = [threading.Thread(target=hammer, args=(limiter, attempts, admitted, start)) for _ in range(threads)]
+        workers = [
+            threading.Thread(target=hammer, args=(limiter, attempts, admitted, start)) for _ in range(threads)
+        ]
         for w in workers:
             w.start()
         for w in workers:

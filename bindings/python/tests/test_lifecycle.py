@@ -118,8 +118,7 @@ def test_sync_calls_release_the_gil():
         assert spins > 1000
 
 
-EXIT_SCRIPT = textwrap.dedent(
-    """
+EXIT_SCRIPT = textwrap.dedent("""
     import asyncio, sys, threading, rl
     url = sys.argv[1]
     store = rl.open(url, inline=False)
@@ -138,8 +137,7 @@ EXIT_SCRIPT = textwrap.dedent(
     tasks += [loop.create_task(limiter.aacquire("k")) for _ in range(1000)]
     loop.run_until_complete(asyncio.sleep(0.05))
     print("exiting", flush=True)
-    """
-)
+    """)
 
 
 def run_exit_script(url: str) -> None:
@@ -190,8 +188,7 @@ def test_a_forked_child_gets_shutdown_and_leaves_the_parents_store_alone(redis_u
 
 
 def test_a_forked_child_exits_cleanly_with_inherited_stores():
-    code = textwrap.dedent(
-        """
+    code = textwrap.dedent("""
         import os, sys, rl
         store = rl.open(sys.argv[1])
         limiter = store.limiter(limit="1/s")
@@ -201,7 +198,8 @@ def test_a_forked_child_exits_cleanly_with_inherited_stores():
             sys.exit(0)  # a normal exit: atexit runs, the inherited handles are left alone
         _, status = os.waitpid(pid, 0)
         print(os.waitstatus_to_exitcode(status))
-        """
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "memory://"], capture_output=True, text=True, timeout=30
     )
-    proc = subprocess.run([sys.executable, "-c", code, "memory://"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and proc.stdout.strip() == "0", proc.stderr

@@ -25,12 +25,28 @@ def run(*cmd, **kwargs):
 def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_quick_start(tmp_path, bundle):
     wheels = tmp_path / "wheels"
     options = []
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "RL_LIB_DIR", "RL_INCLUDE_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "RL_LIB_DIR", "RL_INCLUDE_DIR")
+    }
     if bundle:
         # librl's own build, kept between runs (2 cores: -j2)
         options = ["-C", "cmake.define.RL_BUNDLE_LIBRL=ON", "-C", f"build-dir={BUILD / 'python' / 'bundle'}"]
         env["CMAKE_BUILD_PARALLEL_LEVEL"] = "2"
-    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *options, "-w", wheels, ROOT / "bindings" / "python", env=env)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "-q",
+        "--no-deps",
+        *options,
+        "-w",
+        wheels,
+        ROOT / "bindings" / "python",
+        env=env,
+    )
     (wheel,) = wheels.glob("rl-*.whl")
     assert "cp3" in wheel.name and "linux" in wheel.name  # a platform wheel with the SWIG module
     fresh = tmp_path / "venv"
@@ -40,7 +56,9 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_quick_start(tmp_path,
     out = run(python, ROOT / "examples" / "python" / "quickstart.py", cwd=tmp_path, env=env)
     assert "5: allowed=True remaining=0" in out and "6: allowed=False" in out
     assert "async: 5 of 7 allowed" in out and "after waiting: True" in out
-    package = Path(run(python, "-c", "import rl, os; print(os.path.dirname(rl.__file__))", cwd=tmp_path, env=env).strip())
+    package = Path(
+        run(python, "-c", "import rl, os; print(os.path.dirname(rl.__file__))", cwd=tmp_path, env=env).strip()
+    )
     assert (package / "py.typed").exists()
     (module,) = package.glob("_native*.so")
     librl = next(line for line in run("ldd", module).splitlines() if "librl.so.1" in line)

@@ -8,8 +8,7 @@ import textwrap
 
 def test_mypy_strict_passes_on_the_package_and_its_users(tmp_path):
     user = tmp_path / "user.py"
-    user.write_text(textwrap.dedent(
-        """
+    user.write_text(textwrap.dedent("""
         import asyncio
         import rl
         from rl.langchain import RedisRateLimiter
@@ -29,11 +28,13 @@ def test_mypy_strict_passes_on_the_package_and_its_users(tmp_path):
                 return d.allowed and d.source is rl.Source.STORE
 
         ok: bool = RedisRateLimiter(requests_per_second=2).acquire(blocking=False)
-        """
-    ))
+        """))
     for target in (["-p", "rl"], [str(user)]):
         proc = subprocess.run(
             [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *target],
-            capture_output=True, text=True, cwd=tmp_path, timeout=300,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr

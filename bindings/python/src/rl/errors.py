@@ -118,7 +118,9 @@ ERROR_CLASSES: Dict[str, Type[RateLimitError]] = {cls.status: cls for cls in _CL
 # The class names above must be librl's own status names: fail at import, not later.
 for _cls in _CLASSES:
     if STATUS_NAMES.get(_cls.code) != _cls.status:
-        raise ImportError(f"rl: librl names status {_cls.code} {STATUS_NAMES.get(_cls.code)!r}, not {_cls.status!r}")
+        raise ImportError(
+            f"rl: librl names status {_cls.code} {STATUS_NAMES.get(_cls.code)!r}, not {_cls.status!r}"
+        )
 
 
 def error_for(code: int, message: str) -> RateLimitError:

@@ -107,21 +107,29 @@ class Limiter:
     def acquire(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """Decides one request and records its cost when allowed.
         timeout: this call's own deadline in seconds (StoreTimeoutError)."""
-        return native.rl_limiter_acquire(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
+        return native.rl_limiter_acquire(
+            self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout))
+        )
 
     def peek(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """The decision acquire would give, recording nothing (cost 0: the key's state)."""
-        return native.rl_limiter_peek(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
+        return native.rl_limiter_peek(
+            self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout))
+        )
 
     def refund(self, key: Key, cost: int = 1, *, timeout: Optional[float] = None) -> Decision:
         """Gives cost units back (never beyond capacity); the key's state afterwards."""
-        return native.rl_limiter_refund(self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout)))
+        return native.rl_limiter_refund(
+            self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout))
+        )
 
     def reset(self, key: Key) -> None:
         """Forgets the key: it is back to full capacity."""
         native.rl_limiter_reset(self._handle, key)
 
-    def acquire_batch(self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None) -> list[Decision]:
+    def acquire_batch(
+        self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None
+    ) -> list[Decision]:
         """Acquires many requests (keys, or (key, cost) pairs) in one round
         trip per store node; one decision each, in order."""
         return native.rl_limiter_acquire_batch(self._handle, self._batch(requests, timeout))
@@ -192,7 +200,9 @@ class Limiter:
             if fut.result().allowed:
                 try:
                     loop = fut.get_loop()
-                    native.call_async(self._handle, _OP_REFUND, (key, cost, 0), queue_of(loop), loop.create_future())
+                    native.call_async(
+                        self._handle, _OP_REFUND, (key, cost, 0), queue_of(loop), loop.create_future()
+                    )
                 except Exception:
                     pass  # the store closed meanwhile: nothing left to give back to
 
