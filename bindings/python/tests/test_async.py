@@ -144,3 +144,15 @@ async def test_per_call_timeout_reaches_the_store(redis_url, prefix):
         with pytest.raises(rl.StoreTimeoutError):
             limiter.acquire("k", timeout=0.1)
         assert time.monotonic() - started < 0.5
+        await asyncio.sleep(0.6)
+        assert await redis_command(redis_url, "CLIENT", "PAUSE", "600", "ALL") == b"+OK\r\n"
+        for reset in (limiter.reset, limiter.areset):
+            started = time.monotonic()
+            with pytest.raises(rl.StoreTimeoutError):
+                result = reset("k", timeout=0.1)
+                if asyncio.iscoroutine(result):
+                    await result
+            assert time.monotonic() - started < 0.5
+        await asyncio.sleep(0.6)
+        limiter.reset("k", timeout=1.0)  # answered in time: no error
+        assert limiter.peek("k", 0).remaining == 10

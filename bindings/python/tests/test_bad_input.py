@@ -63,6 +63,22 @@ def test_a_refused_key_is_invalid_argument(limiter, io_limiter, method, key, wor
 COSTED = DECIDING + ["a" + m for m in DECIDING]
 
 
+@pytest.mark.parametrize("method", ["reset", "areset"])
+def test_reset_timeouts(limiter, io_limiter, method):
+    for lim in (limiter, io_limiter):
+        with pytest.raises(rl.InvalidArgumentError, match="timeout"):
+            call(lim, method, "k", timeout=-1)
+        with pytest.raises(TypeError, match="timeout"):
+            call(lim, method, "k", timeout="1")
+        with pytest.raises(rl.InvalidArgumentError, match="key"):
+            call(lim, method, "", timeout=1)
+        with pytest.raises(TypeError, match="key"):
+            call(lim, method, 5, timeout=1)
+        lim.acquire("k")
+        call(lim, method, "k", timeout=1)
+        assert lim.peek("k", 0).remaining == 10
+
+
 @pytest.mark.parametrize("method", COSTED)
 @pytest.mark.parametrize("cost", WRONG_COSTS, ids=repr)
 def test_a_cost_of_the_wrong_type_is_a_type_error(limiter, method, cost):

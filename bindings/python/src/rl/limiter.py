@@ -123,9 +123,13 @@ class Limiter:
             self._handle, (key, cost, 0 if timeout is None else _timeout_us(timeout))
         )
 
-    def reset(self, key: Key) -> None:
-        """Forgets the key: it is back to full capacity."""
-        native.rl_limiter_reset(self._handle, key)
+    def reset(self, key: Key, *, timeout: Optional[float] = None) -> None:
+        """Forgets the key: it is back to full capacity.
+        timeout: this call's own deadline in seconds (StoreTimeoutError)."""
+        if timeout is None:
+            native.rl_limiter_reset(self._handle, key)
+        else:  # rl_limiter_reset takes no request: the async form, waited for, does
+            native.call_blocking(self._handle, _OP_RESET, (key, 1, _timeout_us(timeout)))
 
     def acquire_batch(
         self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None

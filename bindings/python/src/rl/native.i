@@ -389,6 +389,31 @@ static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
   return r;
 }
 
+/* A blocking call through rl_limiter_call_async, for what has no blocking
+ * form with a request (reset with a per-call deadline): waits, without the
+ * GIL, for its one completion. */
+typedef struct rl_py_waiter {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+  rl_status status;
+  char* message;
+} rl_py_waiter;
+
+static void rl_on_wait_complete(void* user_data, rl_status status, const rl_decision* decision,
+                                const rl_error* err) {
+  rl_py_waiter* w = (rl_py_waiter*)user_data;
+  pthread_mutex_lock(&w->mu);
+  w->status = status;
+  if (status != RL_OK) {
+    const char* m = rl_error_message(err);
+    w->message = strdup(m ? m : "");
+  }
+  w->done = 1;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
 static void* rl_free_store_thread(void* store) {
   rl_store_free((rl_store*)store);
   return NULL;
@@ -705,6 +730,36 @@ void queue_drain(rl_py_queue* q) {
     rl_entry_free(e);
     e = next;
   }
+}
+
+/* rl_limiter_call_async(op) waited for: None, or raises its failure. */
+PyObject* call_blocking(rl_limiter* limiter, int op, const rl_request* request) {
+  rl_py_waiter w;
+  memset(&w, 0, sizeof w);
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_cond_init(&w.cv, NULL);
+  rl_error* err = NULL;
+  rl_status s;
+  Py_BEGIN_ALLOW_THREADS s = rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_wait_complete, &w, &err);
+  if (s == RL_OK) {
+    pthread_mutex_lock(&w.mu);
+    while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+    pthread_mutex_unlock(&w.mu);
+  }
+  Py_END_ALLOW_THREADS
+  pthread_cond_destroy(&w.cv);
+  pthread_mutex_destroy(&w.mu);
+  if (s != RL_OK) {
+    rl_raise(rl_error_status(err), rl_error_message(err));
+    rl_error_free(err);
+    return NULL;
+  }
+  if (w.status != RL_OK) {
+    rl_raise(w.status, w.message ? w.message : "");
+    free(w.message);
+    return NULL;
+  }
+  Py_RETURN_NONE;
 }
 
 /* rl_limiter_call_async: fut gets the Decision (None for RL_OP_RESET) or
