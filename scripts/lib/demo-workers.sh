@@ -18,6 +18,10 @@ worker_commands() {
     printf '%q %q %q %q %q\n' java "-Drl.jni.path=$root/build/bindings/java/native/librl_jni.so" \
       -cp "$root/bindings/java/target/rl-1.0.0.jar:$root/build/examples/java" DemoWorker
   fi
+  if [ -x "$root/build/python/venv/bin/python" ] && [ -f "$root/examples/python/demo_worker.py" ] &&
+    "$root/build/python/venv/bin/python" -c 'import rl' 2>/dev/null; then
+    printf '%q %q\n' "$root/build/python/venv/bin/python" "$root/examples/python/demo_worker.py"
+  fi
 }
 
 run_workers() {

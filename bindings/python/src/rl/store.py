@@ -1,0 +1,202 @@
+"""Stores: where limiter state lives (memory:// or redis://)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from typing import Any, Optional
+
+from . import native
+from ._text import c_text, redact_url, setting_text
+from .limiter import Limiter, make_config
+from .stats import StoreStats
+from .stats import from_native as _stats
+
+
+class Store:
+    """An open store. Use it as a context manager (``with rl.open(url) as
+    store:``, or ``async with``), or call close(). A store that is never
+    closed is closed when it is garbage-collected, and at interpreter exit
+    (calls in flight then end with ShutdownError)."""
+
+    def __init__(self, url: str, handle: Any, inline: bool) -> None:
+        self._handle = handle
+        self._closed = False
+        #: The URL it was opened with, its password replaced by ``***``.
+        self.url: str = redact_url(url)
+        in_process, manual_clock, scheme = native.store_describe(handle)
+        #: True for a store whose state lives in this process (memory://).
+        self.in_process: bool = in_process
+        #: True when opened with clock=manual (time moves only by clock_set/clock_advance).
+        self.manual_clock: bool = manual_clock
+        #: "memory" or "redis".
+        self.scheme: str = scheme
+        # memory:// never waits for I/O: its async calls answer on the caller's thread.
+        self._inline = inline and in_process
+        self._finalizer = weakref.finalize(self, native.store_free, handle)
+        self._limiters: "weakref.WeakSet[Limiter]" = weakref.WeakSet()
+        _live_stores.add(self)
+
+    def __repr__(self) -> str:
+        return f"<rl.Store {self.url}{' closed' if self._closed else ''}>"
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def limiter(
+        self,
+        *,
+        limit: str | list[str] | tuple[str, ...] | None = None,
+        algorithm: Optional[str] = None,
+        burst: int | str | list[int] | tuple[int, ...] | None = None,
+        name: Optional[str] = None,
+        granularity: Optional[str] = None,
+        on_failure: Optional[str] = None,
+        local_share: str | float | None = None,
+        **settings: Any,
+    ) -> Limiter:
+        """A limiter over this store. Settings are librl's (see rl.settings()):
+        ``limit="100/1m"`` or ``["10/s", "1000/h"]``, ``algorithm="gcra"``
+        (default), ``token_bucket``, ``sliding_log``, ``sliding_window`` or
+        ``fixed_window``; ``burst`` one per limit; ``on_failure="closed" |
+        "open" | "local"``. A bad value or a missing limit raises
+        InvalidArgumentError naming it."""
+        named = {
+            "algorithm": algorithm,
+            "limit": limit,
+            "burst": burst,
+            "name": name,
+            "granularity": granularity,
+            "on_failure": on_failure,
+            "local_share": local_share,
+        }
+        named.update(settings)
+        given = {k: setting_text(k, v) for k, v in named.items() if v is not None}
+        cfg = make_config(given)
+        try:
+            handle = native.rl_limiter_new(self._handle, cfg)
+        finally:
+            native.rl_config_free(cfg)
+        limiter = Limiter(self, handle, given, self._inline)
+        self._limiters.add(limiter)
+        return limiter
+
+    # -- manual clock (tests) --
+    def clock_set(self, now_us: int) -> None:
+        """Sets a clock=manual store's time to now_us microseconds (never backwards)."""
+        native.rl_store_clock_set(self._handle, now_us)
+
+    def clock_advance(self, delta_us: int) -> None:
+        """Moves a clock=manual store's time forward by delta_us microseconds."""
+        native.rl_store_clock_advance(self._handle, delta_us)
+
+    # -- health and metrics --
+    def stats(self) -> StoreStats:
+        """What the store has done since it opened; works after close()."""
+        return _stats(native.store_stats(self._handle))
+
+    def is_healthy(self) -> bool:
+        """True while the circuit breaker is closed (always for memory://)."""
+        return self.stats().healthy
+
+    def metrics(self) -> str:
+        """The statistics in the Prometheus text format (version 0.0.4)."""
+        return native.store_metrics(self._handle)
+
+    # -- lifetime --
+    def close(self) -> None:
+        """Closes the store: calls in flight end with ShutdownError, and so does
+        every later call on its limiters. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            native.rl_store_close(self._handle)
+
+    def _forked(self, closed_store: Any, closed_limiter: Any) -> None:
+        """In a child process after fork: the parent's store is not ours to
+        use (its I/O thread did not come along, its Redis connection is the
+        parent's) nor to free (that would wait for that thread). It stays
+        allocated, and this object and its limiters answer ShutdownError."""
+        self._finalizer.detach()
+        self._handle = closed_store
+        self._closed = True
+        for limiter in list(self._limiters):
+            limiter._forked(closed_limiter)
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "Store":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+
+_live_stores: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    stores = list(_live_stores)
+    if not stores:
+        return
+    # One closed memory:// store and a limiter of it stand in for every
+    # inherited handle: each call then fails with RL_E_SHUTDOWN.
+    closed_store = native.rl_store_open("memory://", None)
+    native.rl_store_close(closed_store)
+    cfg = make_config({"limit": "1/s"})
+    try:
+        closed_limiter = native.rl_limiter_new(closed_store, cfg)
+    finally:
+        native.rl_config_free(cfg)
+    for store in stores:
+        store._forked(closed_store, closed_limiter)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _open_handle(url: str, settings: dict[str, Any]) -> Any:
+    c_text("url", url)
+    given = {k: setting_text(k, v) for k, v in settings.items() if v is not None}
+    cfg = make_config(given) if given else None
+    try:
+        return native.rl_store_open(url, cfg)
+    finally:
+        if cfg is not None:
+            native.rl_config_free(cfg)
+
+
+def open(url: str, *, inline: bool = True, **settings: Any) -> Store:  # noqa: A001 (rl.open, like io.open)
+    """Opens a store: ``memory://`` or ``redis://[user:pass@]host:port[/db]``,
+    with store settings as query parameters or keywords (``timeout_ms=50,
+    prefix="rl", clock="manual"``). Connecting to Redis releases the GIL.
+
+    inline (default True): the async methods of a memory:// store answer on
+    the caller's thread, which they can do without waiting; False sends
+    them through rl's I/O thread like Redis calls.
+    """
+    if not isinstance(inline, bool):
+        raise TypeError("inline: must be bool")
+    return Store(url, _open_handle(url, settings), inline)
+
+
+async def aopen(url: str, *, inline: bool = True, **settings: Any) -> Store:
+    """open() without blocking the event loop (the connection is made on a
+    worker thread)."""
+    if not isinstance(inline, bool):
+        raise TypeError("inline: must be bool")
+    handle = await asyncio.get_running_loop().run_in_executor(None, _open_handle, url, settings)
+    return Store(url, handle, inline)
+
+
+def settings() -> dict[str, str]:
+    """Every setting librl knows, name to description (rl_config_describe)."""
+    return dict(native.settings())
+
+
+__all__ = ["Store", "open", "aopen", "settings"]
