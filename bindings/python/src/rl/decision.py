@@ -25,7 +25,7 @@ class Source(str, enum.Enum):
 
 def _sources() -> tuple[Source, ...]:
     """Every rl_source of the loaded librl, in value order, checked by name."""
-    out = []
+    out: list[Source] = []
     while (name := native.rl_source_name(len(out))) is not None:
         out.append(Source(name))  # a ValueError here: librl has a source this package lacks
     return tuple(out)
