@@ -20,6 +20,9 @@ struct Verdict {
   int64_t reset_after_us = 0;
   Source source = Source::store;
   int limit_index = 0;  // which limit decided (0-based, in the `limit` setting's order)
+  // suppressed: the share of calls suppressed in the band (k / 2^24, so
+  // exact in Lua too); 0 for every other algorithm.
+  double suppression_factor = 0;
 };
 
 // Integer helpers shared by the algorithms (all operands non-negative).
