@@ -24,6 +24,13 @@ export interface Decision {
    * decided by the in-process fallback of onFailure 'local').
    */
   source: DecisionSource;
+  /**
+   * algorithm 'suppressed': the share of calls suppressed when this one was
+   * decided, 0 (admitted outright) to 1 (denied outright, above the hard
+   * limit); in between the call was admitted with probability 1 - factor.
+   * 0 for every other algorithm.
+   */
+  suppressionFactor: number;
 }
 
 /** rl_source: which path produced a decision (docs/failure.md). */
