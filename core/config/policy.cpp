@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "clock.h"
 #include "error.h"
 #include "quote.h"
 
@@ -43,6 +44,11 @@ void apply_suppressed_settings(const Settings& settings, Policy& p) {
     if (hard > kMaxLimit) {
       fail_invalid("hard_limit_factor: the hard limit " + std::to_string(r.limit) +
                    " * factor is above the maximum 2^40");
+    }
+    // The bound every burst keeps (finish_rate), which on_failure=local's
+    // scaled copy of the policy checks again.
+    if (hard * r.window_us > static_cast<__int128>(kMaxTime) * r.limit) {
+      fail_invalid("hard_limit_factor: factor * window must be at most 2^52 us (142 years)");
     }
     r.burst = static_cast<int64_t>(hard);
   }
