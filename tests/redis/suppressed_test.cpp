@@ -8,6 +8,7 @@
 
 #include "../unit/suppressed_load.h"
 #include "clock.h"
+#include "completions.h"
 #include "config/policy.h"
 #include "redis_env.h"
 
@@ -109,6 +110,54 @@ TEST_P(SuppressedEquivalence, RandomSequencesDecideAsTheMemoryStore) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, SuppressedEquivalence, ::testing::ValuesIn(kConfigs),
                          [](const auto& info) { return "config_" + std::to_string(info.index); });
+
+// Async calls made back to back leave as coalesced batches (one FCALL of
+// the batch function): each carries its own draw in its cost argument and
+// is decided as the memory store decides the same calls one by one.
+TEST(SuppressedCoalescing, BatchedCallsCarryTheirDrawsAndDecideAsTheMemoryStore) {
+  const Settings settings = settings_of({"20/s, 50/10s", "2", "1ms", nullptr});
+  auto memory = open_store("memory://?clock=manual", {});
+  auto redis = open_redis("clock=manual");
+  Limiter on_memory(memory, settings);
+  Limiter on_redis(redis, settings);
+  manual_clock(*memory).set(1'700'000'000'000'000);
+  manual_clock(*redis).set(1'700'000'000'000'000);
+  std::mt19937_64 random(42);
+  int in_band = 0;
+  for (int burst = 0; burst < 30; ++burst) {
+    std::vector<Call> calls;
+    for (int i = 0; i < 40; ++i) {
+      const int pick = static_cast<int>(random() % 100);
+      const Op op = pick < 80   ? Op::acquire
+                    : pick < 90 ? Op::peek
+                    : pick < 98 ? Op::refund
+                                : Op::reset;
+      const int64_t cost = op == Op::reset ? 0 : 1 + static_cast<int64_t>(random() % 4);
+      calls.push_back(Call{op, "k" + std::to_string(random() % 2), cost});
+    }
+    Completions done(calls.size());
+    std::vector<Outcome> got(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+        got[i] = o;
+        record(std::move(o));
+      });
+    }
+    ASSERT_TRUE(done.wait_all(std::chrono::milliseconds(10000)));
+    for (size_t i = 0; i < calls.size(); ++i) {
+      ASSERT_EQ(got[i].code, Code::ok) << got[i].message;
+      const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+      ASSERT_EQ(describe(got[i].verdict), describe(want.verdict))
+          << "burst " << burst << " call " << i;
+      const double f = want.verdict.suppression_factor;
+      in_band += f > 0 && f < 1 ? 1 : 0;
+    }
+    const int64_t step = static_cast<int64_t>(random() % 300'000);
+    manual_clock(*memory).advance(step);
+    manual_clock(*redis).advance(step);
+  }
+  EXPECT_GT(in_band, 0) << "no call was decided in the band";
+}
 
 // The overloads of the unit test, on both stores: every call decided alike
 // (20x over its first 30 windows, 600,000 calls: 60 would take about a
