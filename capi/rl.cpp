@@ -83,12 +83,16 @@ static_assert(offsetof(rl_request, timeout_us) == sizeof(rl_request_v1),
 static_assert(offsetof(rl_decision, limit_index) >= offsetof(rl_decision, source) + sizeof(int32_t),
               "rl_decision v2 must only add fields after the v1 ones");
 
+static_assert(offsetof(rl_decision, suppression_factor) == 48 && sizeof(rl_decision) == 56,
+              "rl_decision v3 adds one double after the 48 bytes of v1 and v2");
+
 size_t request_size(uint32_t version) {
   return version == 1 ? sizeof(rl_request_v1) : sizeof(rl_request);
 }
 // Version 2 only used the padding at the end of version 1: same size.
-size_t decision_size(uint32_t /*version*/) {
-  return sizeof(rl_decision);
+// Version 3 grew it.
+size_t decision_size(uint32_t version) {
+  return version <= 2 ? offsetof(rl_decision, suppression_factor) : sizeof(rl_decision);
 }
 
 // Element i of an array whose elements are all of the first one's version.
@@ -146,6 +150,7 @@ void fill(rl_decision* out, const rl::Verdict& v) {
   out->reset_after_us = v.reset_after_us;
   out->source = static_cast<int32_t>(v.source);
   if (out->version >= 2) out->limit_index = v.limit_index;
+  if (out->version >= 3) out->suppression_factor = v.suppression_factor;
 }
 
 rl_decision decision_of(const rl::Verdict& v) {
@@ -483,16 +488,19 @@ rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request* reques
   return rl_limiter_call_async(limiter, RL_OP_ACQUIRE, request, callback, user_data, err);
 }
 
-rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests,
-                                         size_t count, rl_batch_callback callback, void* user_data,
-                                         rl_error** err) {
+// Starts a batch whose callback gets decisions of `version`: an array that
+// steps by that version's size, each element carrying its version.
+static rl_status start_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                   uint32_t version, rl_batch_callback callback, void* user_data,
+                                   rl_error** err) {
   return guarded(err, [&] {
     require(limiter, "limiter");
     require(reinterpret_cast<const void*>(callback), "callback");
+    check_version(version, RL_DECISION_VERSION, "decision_version");
     auto calls = calls_of(requests, count);
     limiter->limiter->acquire_batch_async(
         std::move(calls),
-        [callback, user_data](rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
+        [callback, user_data, version](rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
           for (const rl::Outcome& o : outcomes) {
             if (o.code != rl::Code::ok) failure = o;
           }
@@ -501,13 +509,34 @@ rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* 
             callback(user_data, e.status, nullptr, 0, &e);
             return;
           }
-          std::vector<rl_decision> decisions;
-          decisions.reserve(outcomes.size());
-          for (const rl::Outcome& o : outcomes) decisions.push_back(decision_of(o.verdict));
-          callback(user_data, RL_OK, decisions.data(), decisions.size(), nullptr);
+          // Whole rl_decisions as storage: aligned for every element, whose
+          // sizes are multiples of 8.
+          const size_t size = decision_size(version);
+          std::vector<rl_decision> storage((outcomes.size() * size) / sizeof(rl_decision) + 1);
+          char* bytes = reinterpret_cast<char*>(storage.data());
+          for (size_t i = 0; i < outcomes.size(); ++i) {
+            auto* d = reinterpret_cast<rl_decision*>(bytes + i * size);
+            d->version = version;
+            fill(d, outcomes[i].verdict);
+          }
+          callback(user_data, RL_OK, storage.data(), outcomes.size(), nullptr);
         });
     return RL_OK;
   });
+}
+
+// Version 2 elements: what callers built against rl.h 1.0 and 1.1 step by.
+rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests,
+                                         size_t count, rl_batch_callback callback, void* user_data,
+                                         rl_error** err) {
+  return start_batch_async(limiter, requests, count, 2, callback, user_data, err);
+}
+
+rl_status rl_limiter_acquire_batch_async_versioned(rl_limiter* limiter, const rl_request* requests,
+                                                   size_t count, uint32_t decision_version,
+                                                   rl_batch_callback callback, void* user_data,
+                                                   rl_error** err) {
+  return start_batch_async(limiter, requests, count, decision_version, callback, user_data, err);
 }
 
 }  // extern "C"

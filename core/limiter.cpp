@@ -13,7 +13,10 @@ std::shared_ptr<Backend> backend_of(const std::shared_ptr<Store>& store, const P
   std::shared_ptr<Backend> backend = store->backend_for(policy);
   const auto keys = settings.get("deny_cache_keys");
   const int64_t capacity = keys ? parse_count("deny_cache_keys", *keys, 0, kMaxDenyCacheKeys) : 0;
-  if (capacity == 0 || store->in_process()) return backend;  // in process: nothing to spare
+  // In process there is no round trip to spare; suppressed denies by a
+  // draw, so a denial says nothing certain about the next call.
+  if (capacity == 0 || store->in_process() || policy.algorithm == Algorithm::suppressed)
+    return backend;
   return std::make_shared<DenyCacheBackend>(store, std::move(backend),
                                             static_cast<size_t>(capacity));
 }

@@ -208,8 +208,10 @@ local function combine(vs)
   return { out.allowed and 1 or 0, out.limit, out.remaining, out.retry, out.reset, index }
 end
 
--- An algorithm keeps its states in one string (decode/encode, with
--- load/save above) unless it has `open`: then it reads and writes the key
+-- An algorithm with `run` (suppressed: every call records, and a draw
+-- decides) does each operation itself over load/save. Otherwise it keeps
+-- its states in one string (decode/encode, with load/save above) unless it
+-- has `open`: then it reads and writes the key
 -- itself (`open`, `record`, `give_back`, `forget`; sliding_log's list).
 local function open(key, algo, rates)
   if not algo.open then return load(key, algo, rates) end
@@ -220,6 +222,7 @@ end
 
 -- refund and reset change every limit, then report the state afterwards.
 local function change(keys, argv, algo, op)
+  if algo.run then return algo.run(keys, argv, op) end
   local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
   local states = open(key, algo, rates)
   if algo.open then
@@ -278,6 +281,7 @@ end
 
 -- acquire and peek: all limits must admit; only acquire records.
 local function decide(keys, argv, algo, record)
+  if algo.run then return algo.run(keys, argv, record and 'acquire' or 'peek') end
   local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
   if rates[2] == nil then return decide_one(key, algo, rates, now, cost, record) end
   local states = open(key, algo, rates)

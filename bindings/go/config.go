@@ -19,6 +19,11 @@ const (
 	SlidingLog    Algorithm = "sliding_log"
 	SlidingWindow Algorithm = "sliding_window"
 	FixedWindow   Algorithm = "fixed_window"
+	// Suppressed admits below the limit, denies above limit *
+	// hard_limit_factor, and in between admits with a probability that
+	// steers the accepted rate to the limit (Settings: hard_limit_factor,
+	// factor_reuse, seed; Decision.SuppressionFactor).
+	Suppressed Algorithm = "suppressed"
 )
 
 // OnFailure is what a store outage (Redis unreachable or too slow) gives a

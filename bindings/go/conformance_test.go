@@ -41,6 +41,7 @@ type step struct {
 	Repeat          int          `yaml:"repeat"`
 	Each            *expectation `yaml:"each"`
 	Expect          *expectation `yaml:"expect"`
+	AllowedCount    *int         `yaml:"allowed_count"`
 	Error           string       `yaml:"error"`
 	MessageContains string       `yaml:"message_contains"`
 }
@@ -59,6 +60,8 @@ type expectation struct {
 	RetryAfterUs *int64 `yaml:"retry_after_us"`
 	ResetAfterUs *int64 `yaml:"reset_after_us"`
 	LimitIndex   *int64 `yaml:"limit_index"`
+	// Multiples of 2^-24: the YAML's decimal is exact when it is one.
+	SuppressionFactor *float64 `yaml:"suppression_factor"`
 }
 
 func TestConformance(t *testing.T) {
@@ -195,6 +198,7 @@ func runStep(ctx context.Context, store *Store, lim *Limiter, s step) string {
 		cost = *call.Cost
 	}
 	repeat := max(s.Repeat, 1)
+	allowed := 0 // over the repeats, for allowed_count
 	for r := 1; r <= repeat; r++ {
 		var d Decision
 		switch verb {
@@ -214,6 +218,9 @@ func runStep(ctx context.Context, store *Store, lim *Limiter, s step) string {
 		if verb == "reset" {
 			continue
 		}
+		if d.Allowed {
+			allowed++
+		}
 		if problem := s.Each.check(at, d); problem != "" {
 			return problem
 		}
@@ -222,6 +229,9 @@ func runStep(ctx context.Context, store *Store, lim *Limiter, s step) string {
 				return problem
 			}
 		}
+	}
+	if s.AllowedCount != nil && *s.AllowedCount != allowed {
+		return fmt.Sprintf("%s: allowed_count = %d, want %d", verb, allowed, *s.AllowedCount)
 	}
 	return ""
 }
@@ -288,6 +298,9 @@ func (e *expectation) check(at string, d Decision) string {
 	want("retry_after_us", us(d.RetryAfter), e.RetryAfterUs)
 	want("reset_after_us", us(d.ResetAfter), e.ResetAfterUs)
 	want("limit_index", int64(d.LimitIndex), e.LimitIndex)
+	if e.SuppressionFactor != nil && d.SuppressionFactor != *e.SuppressionFactor {
+		diffs = append(diffs, fmt.Sprintf("suppression_factor = %v, want %v", d.SuppressionFactor, *e.SuppressionFactor))
+	}
 	if len(diffs) == 0 {
 		return ""
 	}

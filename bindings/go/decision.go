@@ -32,6 +32,12 @@ type Decision struct {
 	// Source says who decided: the store, or, during a store outage, the
 	// limiter's OnFailure policy (docs/failure.md).
 	Source Source
+	// SuppressionFactor (algorithm "suppressed") is the share of calls
+	// suppressed when this one was decided: 0 when it was admitted outright
+	// (below the limit), 1 when denied outright (above the hard limit); in
+	// between it was admitted with probability 1 - SuppressionFactor. 0 for
+	// every other algorithm.
+	SuppressionFactor float64
 }
 
 // Source is which path produced a decision (rl_source).
@@ -69,6 +75,8 @@ func decisionOf(d *C.rl_decision) Decision {
 		ResetAfter: durationOf(d.reset_after_us),
 		LimitIndex: int(d.limit_index),
 		Source:     Source(d.source),
+
+		SuppressionFactor: float64(d.suppression_factor),
 	}
 }
 

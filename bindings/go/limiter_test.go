@@ -3,6 +3,8 @@ package rl
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -202,6 +204,35 @@ func TestLimitIndexNameAndInfoComeFromLibrl(t *testing.T) {
 	d, err := lim.Acquire(ctx, "k", 1)
 	if err != nil || d.Allowed || d.Limit != 100 || d.LimitIndex != 1 {
 		t.Fatalf("after 2s: %+v, %v; want denied by 100/h (index 1)", d, err)
+	}
+}
+
+// Single and batch decisions carry the suppression factor, on memory:// and Redis.
+func TestSuppressionFactorInSingleAndBatchDecisions(t *testing.T) {
+	ctx := context.Background()
+	stores := []*Store{openManual(t)}
+	if url := os.Getenv("RL_TEST_REDIS_URL"); url != "" {
+		s, err := Open(ctx, url+"?clock=manual&prefix=rlgo-sf-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	for _, s := range stores {
+		// 16/4s is 4/s; 16 units in one second are 16/s: factor 1 - 4/16 up to the hard limit 32.
+		lim := newLimiter(t, s, Config{Algorithm: Suppressed, Limit: "16/4s",
+			Settings: []Setting{{"hard_limit_factor", "2"}}})
+		if d, err := lim.Acquire(ctx, "k", 16); err != nil || !d.Allowed || d.SuppressionFactor != 0 {
+			t.Fatalf("%s: first: %+v, %v", s.Info().Scheme, d, err)
+		}
+		if d, err := lim.Peek(ctx, "k", 1); err != nil || d.SuppressionFactor != 0.75 {
+			t.Fatalf("%s: peek: %+v, %v; want factor 0.75", s.Info().Scheme, d, err)
+		}
+		ds, err := lim.AcquireBatch(ctx, []Request{{"k", 1}, {"k", 17}})
+		if err != nil || ds[0].SuppressionFactor != 0.75 || ds[1].Allowed || ds[1].SuppressionFactor != 1 {
+			t.Fatalf("%s: batch: %+v, %v; want factors 0.75 and 1", s.Info().Scheme, ds, err)
+		}
 	}
 }
 

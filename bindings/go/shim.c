@@ -38,6 +38,7 @@ rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t k
 
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                            uintptr_t handle, rl_error** err) {
-  return rl_limiter_acquire_batch_async(limiter, requests, count, on_batch_done, (void*)handle,
-                                        err);
+  /* Decisions of this rl.h's version: rlgoCompleteBatch steps by sizeof(rl_decision). */
+  return rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
+                                                  on_batch_done, (void*)handle, err);
 }

@@ -18,7 +18,8 @@ rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t k
                                   int64_t cost, int64_t wait_us, int64_t timeout_us,
                                   uintptr_t handle, rl_error** err);
 
-/* rl_limiter_acquire_batch_async completing into rlgoCompleteBatch. */
+/* rl_limiter_acquire_batch_async_versioned (RL_DECISION_VERSION) completing into
+ * rlgoCompleteBatch. */
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                            uintptr_t handle, rl_error** err);
 

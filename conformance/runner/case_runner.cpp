@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -19,11 +20,12 @@ namespace {
 const std::set<std::string> kCaseFields = {"name",  "limiter",          "clock",
                                            "error", "message_contains", "steps"};
 const std::set<std::string> kVerbs = {"acquire", "peek", "refund", "reset", "advance"};
-const std::set<std::string> kStepModifiers = {"repeat", "each", "expect", "error",
-                                              "message_contains"};
+const std::set<std::string> kStepModifiers = {"repeat",           "each",         "expect", "error",
+                                              "message_contains", "allowed_count"};
 const std::set<std::string> kRequestFields = {"key", "key_hex", "key_len", "cost"};
-const std::set<std::string> kDecisionFields = {"allowed",        "limit",          "remaining",
-                                               "retry_after_us", "reset_after_us", "limit_index"};
+const std::set<std::string> kDecisionFields = {"allowed",           "limit",          "remaining",
+                                               "retry_after_us",    "reset_after_us", "limit_index",
+                                               "suppression_factor"};
 
 void require_map(const YAML::Node& node, const std::string& where) {
   if (!node.IsMap()) throw BadCase(where + " must be a map");
@@ -45,6 +47,16 @@ int64_t to_int(const YAML::Node& node, const std::string& what) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
     throw BadCase(what + ": '" + text + "' is not an int64");
+  }
+  return value;
+}
+
+double to_double(const YAML::Node& node, const std::string& what) {
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) {
+    throw BadCase(what + ": '" + text + "' is not a number");
   }
   return value;
 }
@@ -84,7 +96,8 @@ std::string describe(const rl_decision& d) {
   std::ostringstream s;
   s << "{allowed: " << (d.allowed ? "true" : "false") << ", limit: " << d.limit
     << ", remaining: " << d.remaining << ", retry_after_us: " << d.retry_after_us
-    << ", reset_after_us: " << d.reset_after_us << ", limit_index: " << d.limit_index << "}";
+    << ", reset_after_us: " << d.reset_after_us << ", limit_index: " << d.limit_index
+    << ", suppression_factor: " << d.suppression_factor << "}";
   return s.str();
 }
 
@@ -102,6 +115,17 @@ std::string compare_decision(const YAML::Node& expect, const rl_decision& d,
       const bool want = to_bool(item.second, where + ".allowed");
       if (want != (d.allowed != 0)) {
         differ(field, want ? "true" : "false", d.allowed ? "true" : "false");
+      }
+      continue;
+    }
+    if (field == "suppression_factor") {
+      // Multiples of 2^-24: the YAML's decimal is exact when it is one.
+      const double want = to_double(item.second, where + ".suppression_factor");
+      if (want != d.suppression_factor) {
+        std::ostringstream w, g;
+        w << want;
+        g << d.suppression_factor;
+        differ(field, w.str(), g.str());
       }
       continue;
     }
@@ -240,15 +264,17 @@ class CaseRun {
     const int64_t repeat = step["repeat"] ? to_int(step["repeat"], where + ".repeat") : 1;
     if (repeat < 1) throw BadCase(where + ".repeat must be at least 1");
     const bool decides = verb == "acquire" || verb == "peek" || verb == "refund";
-    if (!decides && (step["expect"] || step["each"])) {
+    if (!decides && (step["expect"] || step["each"] || step["allowed_count"])) {
       throw BadCase(where + ": " + verb + " returns no decision to expect");
     }
+    int64_t allowed = 0;  // over the repeats, for allowed_count
     for (int64_t i = 1; i <= repeat; ++i) {
       const std::string at =
           repeat == 1 ? where : where + " #" + std::to_string(i) + " of " + std::to_string(repeat);
       const CallResult r = call(verb, step[verb], at);
       if (std::string diff = compare_status(step, r); !diff.empty()) return at + ": " + diff;
       if (r.status != RL_OK) continue;
+      if (r.decision.allowed) ++allowed;
       if (step["each"]) {
         if (std::string diff = compare_decision(step["each"], r.decision, at + ".each");
             !diff.empty()) {
@@ -260,6 +286,13 @@ class CaseRun {
             !diff.empty()) {
           return at + ": " + diff;
         }
+      }
+    }
+    if (step["allowed_count"]) {
+      const int64_t want = to_int(step["allowed_count"], where + ".allowed_count");
+      if (want != allowed) {
+        return where + ": allowed_count: expected " + std::to_string(want) + ", got " +
+               std::to_string(allowed);
       }
     }
     return "";

@@ -1,5 +1,9 @@
 #include "policy.h"
 
+#include <algorithm>
+#include <climits>
+
+#include "clock.h"
 #include "error.h"
 #include "quote.h"
 
@@ -12,15 +16,63 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// suppressed: trypema's 100 ms sub-windows, at most 1000 per window.
+int64_t default_suppressed_granularity(const Rate& r) {
+  return std::max<int64_t>(100000, r.window_us / 1000);
+}
+
+// The settings only suppressed takes, refused elsewhere.
+void refuse_suppressed_settings(const Settings& settings, Algorithm a) {
+  for (const char* key : {"hard_limit_factor", "factor_reuse", "seed"}) {
+    if (settings.get(key)) {
+      fail_invalid(std::string(key) + ": only suppressed takes it, not " + algorithm_name(a));
+    }
+  }
+}
+
+// The hard limit goes into each rate's burst (the most a window admits);
+// windows are whole seconds, as the last second's rate is one of them.
+void apply_suppressed_settings(const Settings& settings, Policy& p) {
+  const int64_t milli =
+      parse_hard_limit_factor_milli(settings.get("hard_limit_factor").value_or("1"));
+  for (Rate& r : p.rates) {
+    if (r.window_us % 1000000 != 0) {
+      fail_invalid("limit: suppressed takes windows of whole seconds, not " +
+                   std::to_string(r.window_us) + "us");
+    }
+    const auto hard = static_cast<__int128>(r.limit) * milli / 1000;
+    if (hard > kMaxLimit) {
+      fail_invalid("hard_limit_factor: the hard limit " + std::to_string(r.limit) +
+                   " * factor is above the maximum 2^40");
+    }
+    // The bound every burst keeps (finish_rate), which on_failure=local's
+    // scaled copy of the policy checks again.
+    if (hard * r.window_us > static_cast<__int128>(kMaxTime) * r.limit) {
+      fail_invalid("hard_limit_factor: factor * window must be at most 2^52 us (142 years)");
+    }
+    r.burst = static_cast<int64_t>(hard);
+  }
+  if (auto v = settings.get("factor_reuse")) {
+    p.factor_reuse_us = parse_duration(*v, "factor_reuse");
+    if (p.factor_reuse_us > kMaxFactorReuseUs) {
+      fail_invalid("factor_reuse: " + quote(*v) + " is longer than one hour");
+    }
+  }
+  if (auto v = settings.get("seed")) {
+    p.seed = static_cast<uint64_t>(parse_count("seed", *v, 0, INT64_MAX));
+  }
+}
+
 }  // namespace
 
 Algorithm parse_algorithm(std::string_view text) {
   for (Algorithm a : {Algorithm::gcra, Algorithm::token_bucket, Algorithm::sliding_log,
-                      Algorithm::sliding_window, Algorithm::fixed_window}) {
+                      Algorithm::sliding_window, Algorithm::fixed_window, Algorithm::suppressed}) {
     if (text == algorithm_name(a)) return a;
   }
   fail_invalid("algorithm: " + quote(text) +
-               " is unknown; use gcra, token_bucket, sliding_log, sliding_window or fixed_window");
+               " is unknown; use gcra, token_bucket, sliding_log, sliding_window, fixed_window or "
+               "suppressed");
 }
 
 const char* algorithm_name(Algorithm a) {
@@ -30,6 +82,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::sliding_log: return "sliding_log";
     case Algorithm::sliding_window: return "sliding_window";
     case Algorithm::fixed_window: return "fixed_window";
+    case Algorithm::suppressed: return "suppressed";
   }
   return "?";
 }
@@ -56,6 +109,33 @@ std::vector<int64_t> parse_bursts(std::string_view text) {
     if (comma == std::string_view::npos) return bursts;
     text = text.substr(comma + 1);
   }
+}
+
+int64_t parse_hard_limit_factor_milli(std::string_view text) {
+  const size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  const bool digits = !whole.empty() && whole.size() <= 4 &&
+                      whole.find_first_not_of("0123456789") == std::string_view::npos &&
+                      fraction.size() <= 3 &&
+                      fraction.find_first_not_of("0123456789") == std::string_view::npos &&
+                      (dot == std::string_view::npos || !fraction.empty());
+  int64_t milli = 0;
+  if (digits) {
+    for (char c : whole) milli = milli * 10 + (c - '0');
+    milli *= 1000;
+    int64_t scale = 100;
+    for (char c : fraction) {
+      milli += (c - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (!digits || milli < 1000 || milli > 1000000) {
+    fail_invalid("hard_limit_factor: " + quote(text) +
+                 " is not a number from 1 to 1000 with at most 3 decimals, such as 1.5");
+  }
+  return milli;
 }
 
 std::string Policy::identity() const {
@@ -92,18 +172,23 @@ Policy Policy::from(const Settings& settings) {
     for (size_t i = 0; i < bursts.size(); ++i) p.rates[i].burst = bursts[i];
   }
   for (Rate& r : p.rates) finish_rate(r);
+  if (p.algorithm != Algorithm::suppressed) refuse_suppressed_settings(settings, p.algorithm);
 
   int64_t granularity = 0;
   if (auto g = settings.get("granularity")) {
-    if (p.algorithm != Algorithm::sliding_window) {
-      fail_invalid(std::string("granularity: only sliding_window takes a granularity, not ") +
+    if (p.algorithm != Algorithm::sliding_window && p.algorithm != Algorithm::suppressed) {
+      fail_invalid(std::string("granularity: only sliding_window and suppressed take a "
+                               "granularity, not ") +
                    algorithm_name(p.algorithm));
     }
     granularity = parse_duration(*g, "granularity");
   }
-  if (p.algorithm == Algorithm::sliding_window) {
+  if (p.algorithm == Algorithm::suppressed) apply_suppressed_settings(settings, p);
+  if (p.algorithm == Algorithm::sliding_window || p.algorithm == Algorithm::suppressed) {
     for (Rate& r : p.rates) {
-      r.granularity_us = granularity ? granularity : r.window_us;
+      r.granularity_us = granularity                            ? granularity
+                         : p.algorithm == Algorithm::suppressed ? default_suppressed_granularity(r)
+                                                                : r.window_us;
       const int64_t g = r.granularity_us;
       if (r.window_us % g != 0) {
         fail_invalid("granularity: " + std::to_string(g) + "us does not divide the window " +

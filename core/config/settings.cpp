@@ -1,6 +1,7 @@
 #include "settings.h"
 
 #include <charconv>
+#include <climits>
 
 #include "error.h"
 #include "failover/failure_policy.h"
@@ -28,6 +29,17 @@ void validate_burst(std::string_view value) {
 }
 void validate_granularity(std::string_view value) {
   parse_duration(value, "granularity");
+}
+void validate_hard_limit_factor(std::string_view value) {
+  parse_hard_limit_factor_milli(value);
+}
+void validate_factor_reuse(std::string_view value) {
+  if (parse_duration(value, "factor_reuse") > kMaxFactorReuseUs) {
+    fail_invalid("factor_reuse: " + quote(value) + " is longer than one hour");
+  }
+}
+void validate_seed(std::string_view value) {
+  parse_count("seed", value, 0, INT64_MAX);
 }
 void validate_clock(std::string_view value) {
   if (value != "monotonic" && value != "manual") {
@@ -77,7 +89,7 @@ void validate_liveness_timeout(std::string_view value) {
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
-     "gcra (default), token_bucket, sliding_log, sliding_window or fixed_window",
+     "gcra (default), token_bucket, sliding_log, sliding_window, fixed_window or suppressed",
      validate_algorithm},
     {"limit", Scope::limiter, "one or more limits, e.g. '100/1m' or '10/s, 1000/h' (required)",
      validate_limit},
@@ -88,9 +100,21 @@ constexpr SettingInfo kSettings[] = {
      "namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default')",
      validate_name},
     {"granularity", Scope::limiter,
-     "sub-window of sliding_window, dividing every window, at most 1000 per window (default: the "
-     "window)",
+     "sub-window of sliding_window and suppressed, dividing every window, at most 1000 per window "
+     "(default: the window; suppressed: 100ms or window/1000, the larger)",
      validate_granularity},
+    {"hard_limit_factor", Scope::limiter,
+     "suppressed: the hard limit is limit * factor, 1 to 1000 with up to 3 decimals; between "
+     "limit and hard limit calls are admitted with a probability (default 1)",
+     validate_hard_limit_factor},
+    {"factor_reuse", Scope::limiter,
+     "suppressed: how long a computed suppression factor is reused before it is computed again, "
+     "up to 1h (default 100ms)",
+     validate_factor_reuse},
+    {"seed", Scope::limiter,
+     "suppressed: seed of the limiter's random draws, 0 to 2^63-1 (default: 0 with clock=manual, "
+     "else random)",
+     validate_seed},
     {"on_failure", Scope::limiter,
      "what a store outage (unavailable, timeout) gives: closed (default: the error), open "
      "(allowed, source fail_open) or local (an in-process limiter with local_share decides)",

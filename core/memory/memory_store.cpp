@@ -13,10 +13,12 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <cstring>
 
+#include "algorithms/draw_source.h"
 #include "algorithms/fixed_window.h"
 #include "algorithms/gcra.h"
 #include "algorithms/sliding_log.h"
 #include "algorithms/sliding_window.h"
+#include "algorithms/suppressed.h"
 #include "algorithms/token_bucket.h"
 
 namespace rl {
@@ -56,7 +58,9 @@ constexpr size_t kFirstSweepAt = 64;
 class MemoryStore::Table {
  public:
   virtual ~Table() = default;
-  virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now) = 0;
+  // `chance`: suppressed's draw and factor reuse; the other algorithms ignore it.
+  virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now,
+                      const Chance& chance) = 0;
   virtual size_t size() = 0;
 };
 
@@ -70,7 +74,8 @@ class TableOf final : public MemoryStore::Table {
         empty_(rates_.size()),
         shard_cap_(std::max<size_t>(1, (max_keys + kShards - 1) / kShards)) {}
 
-  Verdict run(Op op, std::string_view key, int64_t cost, int64_t now) override {
+  Verdict run(Op op, std::string_view key, int64_t cost, int64_t now,
+              const Chance& chance) override {
     const size_t hash = KeyHash{}(key);
     Shard& shard = shards_[(hash >> 7) % kShards];
     std::lock_guard lock(shard.mutex);
@@ -80,14 +85,14 @@ class TableOf final : public MemoryStore::Table {
       // when the operation recorded something.
       States states = empty_;
       bool changed = false;
-      Verdict v = apply<Algo>(op, states, rates_, now, cost, changed);
+      Verdict v = apply_op(op, states, now, cost, chance, changed);
       if (changed && op != Op::reset && v.reset_after_us > 0) {
         insert(shard, key, std::move(states), now);
       }
       return v;
     }
     bool changed = false;
-    Verdict v = apply<Algo>(op, it->second.states, rates_, now, cost, changed);
+    Verdict v = apply_op(op, it->second.states, now, cost, chance, changed);
     if (changed) {
       it->second.idle_at = idle_at(it->second.states);
       if (it->second.idle_at <= now) shard.entries.erase(it);
@@ -118,6 +123,15 @@ class TableOf final : public MemoryStore::Table {
     boost::unordered_flat_map<std::string, Entry, KeyHash, std::equal_to<>> entries;
     size_t sweep_at = kFirstSweepAt;
   };
+
+  Verdict apply_op(Op op, States& states, int64_t now, int64_t cost, const Chance& chance,
+                   bool& changed) {
+    if constexpr (std::is_same_v<Algo, Suppressed>) {
+      return Suppressed::apply(op, states, rates_, now, cost, chance, changed);
+    } else {
+      return apply<Algo>(op, states, rates_, now, cost, changed);
+    }
+  }
 
   int64_t idle_at(const States& states) const {
     int64_t at = 0;
@@ -174,6 +188,7 @@ std::shared_ptr<MemoryStore::Table> make_table(const Policy& p, size_t max_keys)
     case Algorithm::sliding_window:
       return std::make_shared<TableOf<SlidingWindow>>(p.rates, max_keys);
     case Algorithm::fixed_window: return std::make_shared<TableOf<FixedWindow>>(p.rates, max_keys);
+    case Algorithm::suppressed: return std::make_shared<TableOf<Suppressed>>(p.rates, max_keys);
   }
   throw Error(Code::internal, "unknown algorithm");
 }
@@ -184,14 +199,22 @@ Outcome shutdown_outcome() {
 
 class MemoryBackend final : public Backend, public std::enable_shared_from_this<MemoryBackend> {
  public:
-  MemoryBackend(std::shared_ptr<MemoryStore> store, std::shared_ptr<MemoryStore::Table> table)
-      : store_(std::move(store)), table_(std::move(table)) {}
+  MemoryBackend(std::shared_ptr<MemoryStore> store, std::shared_ptr<MemoryStore::Table> table,
+                const Policy& policy)
+      : store_(std::move(store)),
+        table_(std::move(table)),
+        draws_(policy.algorithm == Algorithm::suppressed
+                   ? std::make_unique<DrawSource>(policy.seed, store_->clock().is_manual())
+                   : nullptr),
+        factor_reuse_us_(policy.factor_reuse_us) {}
 
   // Nothing here waits, so no deadline can pass: timeout_us is not needed.
   Outcome run(Op op, std::string_view key, int64_t cost, int64_t /*timeout_us*/) override {
     if (store_->closed()) return shutdown_outcome();
     Outcome o;
-    o.verdict = table_->run(op, key, cost, store_->clock().now_us());
+    Chance chance;
+    if (draws_) chance = Chance{draws_->next(), factor_reuse_us_};
+    o.verdict = table_->run(op, key, cost, store_->clock().now_us(), chance);
     store_->stats()->count(o.code, o.verdict);
     return o;
   }
@@ -231,6 +254,8 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
  private:
   std::shared_ptr<MemoryStore> store_;
   std::shared_ptr<MemoryStore::Table> table_;
+  const std::unique_ptr<DrawSource> draws_;  // suppressed only
+  const int64_t factor_reuse_us_;
 };
 
 }  // namespace
@@ -246,7 +271,7 @@ std::shared_ptr<Backend> MemoryStore::backend_for(const Policy& policy) {
   std::lock_guard lock(tables_mutex_);
   auto& table = tables_[policy.identity()];
   if (!table) table = make_table(policy, max_keys_);
-  return std::make_shared<MemoryBackend>(shared_from_this(), table);
+  return std::make_shared<MemoryBackend>(shared_from_this(), table, policy);
 }
 
 void MemoryStore::close() {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "algorithms/draw_source.h"
 #include "coalescer.h"
 #include "config/url.h"
 #include "error_reply.h"
@@ -75,10 +76,10 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
 }
 
 // {allowed, limit, remaining, retry_after_us, reset_after_us, limit_index
-// [, next_retry_after_us]}
+// [, next_retry_after_us [, suppression factor in 2^-24 units]]}
 Verdict verdict_of(const Reply& r, bool& ok) {
   Verdict v;
-  ok = r.type == Reply::Type::array && (r.elements.size() == 6 || r.elements.size() == 7);
+  ok = r.type == Reply::Type::array && r.elements.size() >= 6 && r.elements.size() <= 8;
   for (size_t i = 0; ok && i < r.elements.size(); ++i)
     ok = r.elements[i].type == Reply::Type::integer;
   if (!ok) return v;
@@ -88,7 +89,10 @@ Verdict verdict_of(const Reply& r, bool& ok) {
   v.retry_after_us = r.elements[3].integer;
   v.reset_after_us = r.elements[4].integer;
   v.limit_index = static_cast<int>(r.elements[5].integer);
-  if (r.elements.size() == 7) v.next_retry_after_us = r.elements[6].integer;
+  if (r.elements.size() >= 7) v.next_retry_after_us = r.elements[6].integer;
+  if (r.elements.size() == 8) {
+    v.suppression_factor = static_cast<double>(r.elements[7].integer) / Suppressed::kScale;
+  }
   return v;
 }
 
@@ -120,6 +124,8 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   Algorithm algorithm_;
   KeyShape keys_;
   std::string limits_arg_;  // the smallest TTL, then 6 values per limit (lua/common.lua)
+  const std::unique_ptr<DrawSource> draws_;  // suppressed only
+  const int64_t factor_reuse_us_;
 };
 
 class RedisStore final : public Store, public std::enable_shared_from_this<RedisStore> {
@@ -227,7 +233,11 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
 RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& policy)
     : store_(std::move(store)),
       algorithm_(policy.algorithm),
-      keys_(key_shape(store_->options().prefix, policy)) {
+      keys_(key_shape(store_->options().prefix, policy)),
+      draws_(policy.algorithm == Algorithm::suppressed
+                 ? std::make_unique<DrawSource>(policy.seed, store_->clock().is_manual())
+                 : nullptr),
+      factor_reuse_us_(policy.factor_reuse_us) {
   limits_arg_ = store_->options().manual_clock ? std::to_string(kManualClockMinTtlMs) : "0";
   for (const Rate& r : policy.rates) {
     for (int64_t v :
@@ -243,7 +253,16 @@ ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) 
   Clock& clock = store_->clock();
   c.args.reserve(3);
   c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());
-  c.args.push_back(std::to_string(cost));
+  // suppressed: "<cost> <draw> <factor_reuse_us>" (lua/algorithms/suppressed.lua),
+  // in the cost's place so that a coalesced batch carries it unchanged.
+  std::string cost_arg = std::to_string(cost);
+  if (draws_) {
+    cost_arg += ' ';
+    cost_arg += std::to_string(draws_->next());
+    cost_arg += ' ';
+    cost_arg += std::to_string(factor_reuse_us_);
+  }
+  c.args.push_back(std::move(cost_arg));
   c.args.push_back(limits_arg_);
   return c;
 }

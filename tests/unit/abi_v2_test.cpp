@@ -102,7 +102,7 @@ TEST(LimitIndex, NamesTheDecidingLimitWhenLimitsShareAValue) {
   d = rl_test::peek(lim.get(), "k", 0);
   EXPECT_EQ(d.limit_index, 1);
 
-  // The async paths carry it too (their decisions are always version 2).
+  // The async paths carry it too (their single decisions are the newest version).
   struct Seen {
     std::mutex mutex;
     std::condition_variable done;
@@ -122,7 +122,7 @@ TEST(LimitIndex, NamesTheDecidingLimitWhenLimitsShareAValue) {
   std::unique_lock lock(seen.mutex);
   seen.done.wait(lock, [&] { return seen.index != -1; });
   EXPECT_EQ(seen.index, 1);
-  EXPECT_EQ(seen.version, 2u);
+  EXPECT_EQ(seen.version, uint32_t{RL_DECISION_VERSION});
 }
 
 TEST(InitMacros, SetTheVersionAndZeroTheRest) {
@@ -131,8 +131,9 @@ TEST(InitMacros, SetTheVersionAndZeroTheRest) {
   EXPECT_EQ(req.key, nullptr);
   EXPECT_EQ(req.timeout_us, 0);
   const rl_decision d = RL_DECISION_INIT;
-  EXPECT_EQ(d.version, 2u);
+  EXPECT_EQ(d.version, 3u);
   EXPECT_EQ(d.limit_index, 0);
+  EXPECT_EQ(d.suppression_factor, 0.0);
 }
 
 TEST(RequestTimeout, NegativeIsRefusedEverywhere) {

@@ -77,7 +77,7 @@ TEST(AcquireWaitAsync, ManualClockAnswersTheFirstDecisionOnAnotherThread) {
   EXPECT_EQ(r.status, RL_OK);
   EXPECT_EQ(d.allowed, 0);
   EXPECT_EQ(d.retry_after_us, 1000000);
-  EXPECT_EQ(d.version, 2u);
+  EXPECT_EQ(d.version, uint32_t{RL_DECISION_VERSION});
   EXPECT_FALSE(r.on_caller_thread);
   store.reset();
   EXPECT_EQ(r.runs, 1);

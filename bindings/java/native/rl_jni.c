@@ -14,7 +14,7 @@
 #include "rl/rl.h"
 
 /* Fields per decision in the long[] handed to Java (Native.DECISION_FIELDS). */
-enum { DECISION_FIELDS = 7 };
+enum { DECISION_FIELDS = 8 };
 /* Native.call's op for rl_limiter_acquire_wait (after the rl_op values). */
 enum { OP_ACQUIRE_WAIT = 4 };
 
@@ -118,6 +118,8 @@ static void decision_put(jlong* out, const rl_decision* d) {
   out[4] = d->reset_after_us;
   out[5] = d->source;
   out[6] = d->limit_index;
+  /* The double's bits: Java reads them with Double.longBitsToDouble. */
+  memcpy(&out[7], &d->suppression_factor, sizeof(double));
 }
 
 /* count decisions as a new long[] (NULL with an exception pending). */
@@ -515,8 +517,9 @@ JNIEXPORT void JNICALL Java_dev_rl_Native_batchAsync(JNIEnv* env, jclass cls, jl
   jobject ref = future_ref(env, future);
   if (ref != NULL) {
     rl_error* err = NULL;
-    rl_status status = rl_limiter_acquire_batch_async((rl_limiter*)(intptr_t)limiter, requests,
-                                                      count, complete, ref, &err);
+    /* Decisions of this rl.h's version: complete() steps by sizeof(rl_decision). */
+    rl_status status = rl_limiter_acquire_batch_async_versioned(
+        (rl_limiter*)(intptr_t)limiter, requests, count, RL_DECISION_VERSION, complete, ref, &err);
     if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
     throw_if_failed(env, status, err);
   }

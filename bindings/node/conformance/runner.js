@@ -11,9 +11,11 @@ const rl = require('..');
 
 const CASE_FIELDS = new Set(['name', 'limiter', 'clock', 'error', 'message_contains', 'steps']);
 const VERBS = new Set(['acquire', 'peek', 'refund', 'reset', 'advance']);
-const STEP_MODIFIERS = new Set(['repeat', 'each', 'expect', 'error', 'message_contains']);
+const STEP_MODIFIERS = new Set(['repeat', 'each', 'expect', 'error', 'message_contains', 'allowed_count']);
 const REQUEST_FIELDS = new Set(['key', 'key_hex', 'key_len', 'cost']);
-const DECISION_FIELDS = new Set(['allowed', 'limit', 'remaining', 'retry_after_us', 'reset_after_us', 'limit_index']);
+const DECISION_FIELDS = new Set([
+  'allowed', 'limit', 'remaining', 'retry_after_us', 'reset_after_us', 'limit_index', 'suppression_factor',
+]);
 
 // A mistake in a case file, as opposed to a failure of rl.
 class BadCase extends Error {}
@@ -35,6 +37,13 @@ function toInt(text, what) {
   return Number.isSafeInteger(Number(value)) ? Number(value) : value;
 }
 
+// A number (suppression_factor: multiples of 2^-24, exact in a double).
+function toNumber(text, what) {
+  const value = typeof text === 'string' && text.trim() !== '' ? Number(text) : NaN;
+  if (Number.isNaN(value)) throw new BadCase(`${what}: '${text}' is not a number`);
+  return value;
+}
+
 function toBool(text, what) {
   if (text === 'true') return true;
   if (text === 'false') return false;
@@ -51,6 +60,7 @@ function formatFields(d) {
     retry_after_us: us(d.retryAfterMs),
     reset_after_us: us(d.resetAfterMs),
     limit_index: d.limitIndex,
+    suppression_factor: d.suppressionFactor,
   };
 }
 
@@ -65,7 +75,12 @@ function compareDecision(expect, decision, where) {
   const got = formatFields(decision);
   const diffs = [];
   for (const [field, text] of Object.entries(expect)) {
-    const want = field === 'allowed' ? toBool(text, `${where}.allowed`) : toInt(text, `${where}.${field}`);
+    const want =
+      field === 'allowed'
+        ? toBool(text, `${where}.allowed`)
+        : field === 'suppression_factor'
+          ? toNumber(text, `${where}.${field}`)
+          : toInt(text, `${where}.${field}`);
     if (want !== got[field]) diffs.push(`${field}: expected ${want}, got ${got[field]}`);
   }
   return diffs.length === 0 ? '' : `${diffs.join(', ')} in ${describe(decision)}`;
@@ -141,20 +156,26 @@ async function runSteps(store, limiter, steps) {
     const where = `step ${number} (${verb})`;
     const repeat = step.repeat === undefined ? 1 : toInt(step.repeat, `${where}.repeat`);
     if (!(repeat >= 1)) throw new BadCase(`${where}.repeat must be at least 1`);
-    if (!['acquire', 'peek', 'refund'].includes(verb) && (step.expect || step.each)) {
+    if (!['acquire', 'peek', 'refund'].includes(verb) && (step.expect || step.each || step.allowed_count)) {
       throw new BadCase(`${where}: ${verb} returns no decision to expect`);
     }
+    let allowed = 0; // over the repeats, for allowed_count
     for (let i = 1; i <= repeat; i++) {
       const at = repeat === 1 ? where : `${where} #${i} of ${repeat}`;
       const outcome = await call(store, limiter, verb, step[verb], at);
       const statusDiff = compareStatus(step, outcome);
       if (statusDiff) return `${at}: ${statusDiff}`;
       if (outcome.error) continue;
+      if (outcome.value?.allowed) allowed++;
       const checks = [step.each && ['each', step.each], i === repeat && step.expect && ['expect', step.expect]];
       for (const [name, expect] of checks.filter(Boolean)) {
         const diff = compareDecision(expect, outcome.value, `${at}.${name}`);
         if (diff) return `${at}: ${diff}`;
       }
+    }
+    if (step.allowed_count !== undefined) {
+      const want = toInt(step.allowed_count, `${where}.allowed_count`);
+      if (want !== allowed) return `${where}: allowed_count: expected ${want}, got ${allowed}`;
     }
   }
   return '';

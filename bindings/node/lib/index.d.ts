@@ -25,6 +25,13 @@ export interface Decision {
    * 'deny_cache' (a denial the limiter remembered, setting deny_cache_keys).
    */
   source: DecisionSource;
+  /**
+   * algorithm 'suppressed': the share of calls suppressed when this one was
+   * decided, 0 (admitted outright) to 1 (denied outright, above the hard
+   * limit); in between the call was admitted with probability 1 - factor.
+   * 0 for every other algorithm.
+   */
+  suppressionFactor: number;
 }
 
 /** rl_source: which path produced a decision (docs/failure.md). */
@@ -53,16 +60,22 @@ export type Cost = number | bigint;
 export type SettingValue = string | number | bigint | ReadonlyArray<string | number | bigint>;
 
 export interface LimiterOptions {
-  /** 'gcra' (default), 'token_bucket', 'sliding_log', 'sliding_window' or 'fixed_window'. */
-  algorithm?: 'gcra' | 'token_bucket' | 'sliding_log' | 'sliding_window' | 'fixed_window' | (string & {});
+  /** 'gcra' (default), 'token_bucket', 'sliding_log', 'sliding_window', 'fixed_window' or 'suppressed'. */
+  algorithm?: 'gcra' | 'token_bucket' | 'sliding_log' | 'sliding_window' | 'fixed_window' | 'suppressed' | (string & {});
   /** One or more limits: '100/1m', '10/s, 1000/h' or ['10/s', '1000/h']. */
   limit: SettingValue;
   /** Capacity of gcra and token_bucket, one per limit (default: the limit). */
   burst?: SettingValue;
   /** Namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default'). */
   name?: string;
-  /** Sub-window of sliding_window ('1s'). */
+  /** Sub-window of sliding_window and suppressed ('1s'). */
   granularity?: string;
+  /** suppressed: the hard limit is limit * hardLimitFactor (1 to 1000, up to 3 decimals; default 1). */
+  hardLimitFactor?: string | number;
+  /** suppressed: how long a computed suppression factor is reused ('100ms', the default). */
+  factorReuse?: string;
+  /** suppressed: seed of the limiter's draws (default 0 with clock 'manual', else random). */
+  seed?: string | number | bigint;
   /** What a store outage gives (docs/failure.md): 'closed' (default: the RlError), 'open' (allowed), 'local' (an in-process limiter decides). */
   onFailure?: 'closed' | 'open' | 'local';
   /** With onFailure 'local': the share of each limit one process may admit during an outage ('1/4', 0.25; default 1). */

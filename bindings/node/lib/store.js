@@ -60,7 +60,7 @@ class Store {
     return this.#closed;
   }
 
-  /** A limiter over this store: { algorithm, limit, burst, name, granularity }. */
+  /** A limiter over this store: { algorithm, limit, burst, name, granularity, hardLimitFactor, factorReuse, seed, ... }. */
   limiter(options) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError('options: must be an object such as { limit: "100/1m" }');

@@ -21,8 +21,8 @@ namespace {
 Napi::Value Init(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction() || !info[1].IsFunction() || !info[2].IsTypedArray() ||
       info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      info[2].As<Napi::Float64Array>().ElementLength() != 7) {
-    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(7)");
+      info[2].As<Napi::Float64Array>().ElementLength() != 8) {
+    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(8)");
   }
   AddonData& data = DataOf(info.Env());
   data.rl_error = Napi::Persistent(info[0].As<Napi::Function>());

@@ -12,9 +12,9 @@ struct AddonData {
   // the JS RlError class,
   Napi::FunctionReference rl_error;
   // decisionOf(allowed, limit, remaining, retryAfterUs, resetAfterUs, limitIndex,
-  // source),
+  // source, suppressionFactor),
   Napi::FunctionReference decision_of;
-  // and the Float64Array(7) a sync call writes its decision into (held by
+  // and the Float64Array(8) a sync call writes its decision into (held by
   // the reference; its memory never moves, so its address is kept too).
   Napi::Reference<Napi::Float64Array> last_decision;
   double* last_decision_data = nullptr;

@@ -189,8 +189,10 @@ Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
 
   napi_value promise = nullptr;
   PendingCall* call = limiter->store_->Begin(env, Answer::decisions, &promise);
-  const rl_status status = rl_limiter_acquire_batch_async(limiter->handle_, requests.data(),
-                                                          requests.size(), OnDecisions, call, &err);
+  // Decisions of this rl.h's version: OnDecisions reads an array of rl_decision.
+  const rl_status status =
+      rl_limiter_acquire_batch_async_versioned(limiter->handle_, requests.data(), requests.size(),
+                                               RL_DECISION_VERSION, OnDecisions, call, &err);
   if (status != RL_OK) {
     limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
     rl_error_free(err);

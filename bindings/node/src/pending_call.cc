@@ -24,6 +24,7 @@ Napi::Value DecisionObject(Napi::Env env, const rl_decision& d) {
       Napi::Number::New(env, static_cast<double>(d.reset_after_us)),
       Napi::Number::New(env, d.limit_index),
       Napi::Number::New(env, d.source),
+      Napi::Number::New(env, d.suppression_factor),
   });
 }
 
@@ -36,6 +37,7 @@ void StoreLastDecision(Napi::Env env, const rl_decision& d) {
   out[4] = static_cast<double>(d.reset_after_us);
   out[5] = d.limit_index;
   out[6] = d.source;
+  out[7] = d.suppression_factor;
 }
 
 Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {

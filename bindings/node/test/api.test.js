@@ -44,16 +44,16 @@ for (const config of storeConfigs) {
     store.clock.set(1000000);
     const limiter = store.limiter({ algorithm: 'gcra', limit: '10/s', burst: 2, name: uniqueName('api') });
     assert.deepEqual(limiter.settings, { algorithm: 'gcra', limit: '10/s', burst: '2', name: limiter.settings.name });
-    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100, limitIndex: 0, source: 'store' });
-    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200, limitIndex: 0, source: 'store' });
+    assert.deepEqual(await limiter.acquire('k'), { allowed: true, limit: 10, remaining: 1, retryAfterMs: 0, resetAfterMs: 100, limitIndex: 0, source: 'store', suppressionFactor: 0 });
+    assert.deepEqual(await limiter.acquire('k', 1n), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 200, limitIndex: 0, source: 'store', suppressionFactor: 0 });
     // Denied is a decision, not an error; microseconds become fractional ms.
     store.clock.advance(12345);
     assert.deepEqual(await limiter.acquire('k'), {
-      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655, limitIndex: 0, source: 'store',
+      allowed: false, limit: 10, remaining: 0, retryAfterMs: 87.655, resetAfterMs: 187.655, limitIndex: 0, source: 'store', suppressionFactor: 0,
     });
     // Above the burst: never (-1).
     assert.equal((await limiter.acquire('k', 3)).retryAfterMs, -1);
-    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655, limitIndex: 0, source: 'store' });
+    assert.deepEqual(await limiter.peek('k', 0), { allowed: true, limit: 10, remaining: 0, retryAfterMs: 0, resetAfterMs: 187.655, limitIndex: 0, source: 'store', suppressionFactor: 0 });
     assert.equal((await limiter.refund('k', 1)).remaining, 1);
     assert.equal(await limiter.reset('k'), undefined);
     assert.equal((await limiter.peek('k', 0)).remaining, 2);
@@ -71,6 +71,18 @@ for (const config of storeConfigs) {
     const decisions = await limiter.acquireBatch([{ key: 'a' }, { key: 'a' }, { key: 'a' }, { key: 'b', cost: 2 }, { key: 'c', cost: 3 }]);
     assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false, true, false]);
     assert.deepEqual(decisions.map((d) => d.remaining), [1, 0, 0, 0, 2]);
+    store.close();
+  });
+
+  test(`suppressionFactor in single and batch decisions on ${config.label}`, async () => {
+    const store = await openManual();
+    // 16/4s is 4/s; 16 units in one second are 16/s: factor 1 - 4/16 in the band up to 32.
+    const limiter = store.limiter({ algorithm: 'suppressed', limit: '16/4s', hardLimitFactor: 2, name: uniqueName('sf') });
+    assert.equal((await limiter.acquire('k', 16)).suppressionFactor, 0);
+    assert.equal((await limiter.peek('k')).suppressionFactor, 0.75);
+    // Batches carry the factor too (rl_limiter_acquire_batch_async_versioned); above the hard limit it is 1.
+    const decisions = await limiter.acquireBatch([{ key: 'k' }, { key: 'k', cost: 17 }]);
+    assert.deepEqual(decisions.map((d) => [d.allowed, d.suppressionFactor]), [[decisions[0].allowed, 0.75], [false, 1]]);
     store.close();
   });
 

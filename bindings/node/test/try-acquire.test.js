@@ -9,7 +9,7 @@ test('tryAcquire decides at once, with the shape and state of acquire', async (t
   t.after(() => store.close());
   const limiter = store.limiter({ limit: '2/1m' });
   const first = limiter.tryAcquire('k');
-  assert.deepEqual(first, { allowed: true, limit: 2, remaining: 1, retryAfterMs: 0, resetAfterMs: 30000, limitIndex: 0, source: 'store' });
+  assert.deepEqual(first, { allowed: true, limit: 2, remaining: 1, retryAfterMs: 0, resetAfterMs: 30000, limitIndex: 0, source: 'store', suppressionFactor: 0 });
   assert.equal(limiter.tryAcquire('k').allowed, true);
   const denied = limiter.tryAcquire(Buffer.from('k'));
   assert.equal(denied.allowed, false);

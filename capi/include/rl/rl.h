@@ -301,12 +301,18 @@ typedef enum rl_source {
  * a source. Static storage; thread-safe. */
 RL_API const char* rl_source_name(int source);
 
-#define RL_DECISION_VERSION 2
+#define RL_DECISION_VERSION 3
 /* One decision. The caller initialises it with RL_DECISION_INIT (or sets
  * version) before the call; rl fills the fields of that version. Being
- * denied is a decision (allowed = 0), not an error. Decisions that rl hands
- * to a callback are always of the newest version (version 2 has the size
- * of version 1, so arrays of them read the same). */
+ * denied is a decision (allowed = 0), not an error.
+ * Sizes: versions 1 and 2 are 48 bytes (2 used the padding of 1), version 3
+ * is 56. A single decision that rl hands to a callback (rl_callback) is of
+ * the newest version: a caller built against an older rl.h reads the first
+ * fields it knows. Arrays handed to a batch callback step by their
+ * element's size, so rl_limiter_acquire_batch_async hands version 2
+ * elements (what callers built against rl.h 1.0 and 1.1 read) and
+ * rl_limiter_acquire_batch_async_versioned those of the version its caller
+ * asks for. Every element carries its version. */
 typedef struct rl_decision {
   uint32_t version;
   /* 1 when the request was admitted and its cost recorded. */
@@ -327,9 +333,15 @@ typedef struct rl_decision {
    * whose `limit` is above. Exact where limits share a value
    * ("100/s, 100/h"). Index into rl_limiter_limits. */
   int32_t limit_index;
+  /* Version 3. algorithm=suppressed: the share of calls suppressed when
+   * this one was decided, from 0 (admitted outright, below the limit) to 1
+   * (denied outright, above the hard limit); in between, this call was
+   * admitted with probability 1 - suppression_factor. A multiple of 2^-24.
+   * 0 for every other algorithm. */
+  double suppression_factor;
 } rl_decision;
 #define RL_DECISION_INIT \
-  { RL_DECISION_VERSION, 0, 0, 0, 0, 0, 0, 0 }
+  { RL_DECISION_VERSION, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Decides request and records its cost when admitted. Blocks for one store
  * round trip (none for memory://). */
@@ -408,7 +420,10 @@ RL_API rl_status rl_limiter_acquire_wait_async(rl_limiter* limiter, const rl_req
                                                void* user_data, rl_error** err);
 
 /* Completion of an asynchronous batch: count decisions in order, valid
- * only during the callback. Same threading rules as rl_callback. */
+ * only during the callback. Same threading rules as rl_callback. The
+ * elements are of version 2 (48 bytes each) for
+ * rl_limiter_acquire_batch_async, of the version asked for with
+ * rl_limiter_acquire_batch_async_versioned. */
 typedef void (*rl_batch_callback)(void* user_data, rl_status status, const rl_decision* decisions,
                                   size_t count, const rl_error* err);
 /* Starts rl_limiter_acquire_batch and returns at once; the callback runs
@@ -416,6 +431,14 @@ typedef void (*rl_batch_callback)(void* user_data, rl_status status, const rl_de
 RL_API rl_status rl_limiter_acquire_batch_async(rl_limiter* limiter, const rl_request* requests,
                                                 size_t count, rl_batch_callback callback,
                                                 void* user_data, rl_error** err);
+/* rl_limiter_acquire_batch_async whose callback receives decisions of
+ * decision_version (1 to RL_DECISION_VERSION; pass RL_DECISION_VERSION):
+ * the array steps by that version's size. Since 1.2. */
+RL_API rl_status rl_limiter_acquire_batch_async_versioned(rl_limiter* limiter,
+                                                          const rl_request* requests, size_t count,
+                                                          uint32_t decision_version,
+                                                          rl_batch_callback callback,
+                                                          void* user_data, rl_error** err);
 
 #ifdef __cplusplus
 }

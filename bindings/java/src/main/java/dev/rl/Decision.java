@@ -14,6 +14,10 @@ import java.time.temporal.ChronoUnit;
  * @param resetAfter time until the key is back to full capacity
  * @param source which path decided
  * @param limitIndex which limit decided, 0-based in the order of the limit setting
+ * @param suppressionFactor algorithm {@code suppressed}: the share of calls suppressed when this one
+ *     was decided, 0 (admitted outright) to 1 (denied outright, above the hard limit); in between
+ *     the call was admitted with probability {@code 1 - suppressionFactor}. 0 for every other
+ *     algorithm.
  */
 public record Decision(
     boolean allowed,
@@ -22,7 +26,8 @@ public record Decision(
     Duration retryAfter,
     Duration resetAfter,
     Source source,
-    int limitIndex) {
+    int limitIndex,
+    double suppressionFactor) {
   /** The retryAfter of a request that can never be admitted. */
   public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
 
@@ -37,7 +42,8 @@ public record Decision(
         retryUs < 0 ? NEVER : Duration.of(retryUs, ChronoUnit.MICROS),
         Duration.of(fields[at + 4], ChronoUnit.MICROS),
         Source.of(fields[at + 5]),
-        (int) fields[at + 6]);
+        (int) fields[at + 6],
+        Double.longBitsToDouble(fields[at + 7]));
   }
 
   static Decision of(long[] fields) {

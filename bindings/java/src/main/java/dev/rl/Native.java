@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * by {@link NativeLoader}, never through LD_LIBRARY_PATH.
  */
 final class Native {
-  static final int DECISION_FIELDS = 7;
+  static final int DECISION_FIELDS = 8;
   static final int OP_ACQUIRE = 0;
   static final int OP_PEEK = 1;
   static final int OP_REFUND = 2;

@@ -30,10 +30,17 @@ final class ConformanceRunner {
       Set.of("name", "limiter", "clock", "error", "message_contains", "steps");
   private static final Set<String> VERBS = Set.of("acquire", "peek", "refund", "reset", "advance");
   private static final Set<String> STEP_MODIFIERS =
-      Set.of("repeat", "each", "expect", "error", "message_contains");
+      Set.of("repeat", "each", "expect", "error", "message_contains", "allowed_count");
   private static final Set<String> REQUEST_FIELDS = Set.of("key", "key_hex", "key_len", "cost");
   private static final Set<String> DECISION_FIELDS =
-      Set.of("allowed", "limit", "remaining", "retry_after_us", "reset_after_us", "limit_index");
+      Set.of(
+          "allowed",
+          "limit",
+          "remaining",
+          "retry_after_us",
+          "reset_after_us",
+          "limit_index",
+          "suppression_factor");
   private static final AtomicLong CASES = new AtomicLong();
 
   /** A mistake in a case file, as opposed to a failure of rl. */
@@ -151,12 +158,14 @@ final class ConformanceRunner {
       String where = "step " + (index + 1) + " (" + verb + ")";
       long repeat = step.containsKey("repeat") ? toLong(step.get("repeat"), "repeat") : 1;
       if (repeat < 1) throw new BadCase(where + ".repeat must be at least 1");
+      long allowed = 0; // over the repeats, for allowed_count
       for (long i = 1; i <= repeat; i++) {
         String at = repeat == 1 ? where : where + " #" + i + " of " + repeat;
         Outcome outcome = call(store, limiter, verb, step.get(verb), at, mode);
         String diff = compareStatus(step, outcome);
         if (!diff.isEmpty()) return at + ": " + diff;
         if (outcome.error != null) continue;
+        if (outcome.value instanceof Decision d && d.allowed()) allowed++;
         if (step.containsKey("each")) {
           diff = compareDecision(step.get("each"), (Decision) outcome.value, at + ".each");
           if (!diff.isEmpty()) return at + ": " + diff;
@@ -164,6 +173,12 @@ final class ConformanceRunner {
         if (i == repeat && step.containsKey("expect")) {
           diff = compareDecision(step.get("expect"), (Decision) outcome.value, at + ".expect");
           if (!diff.isEmpty()) return at + ": " + diff;
+        }
+      }
+      if (step.containsKey("allowed_count")) {
+        long want = toLong(step.get("allowed_count"), where + ".allowed_count");
+        if (want != allowed) {
+          return where + ": allowed_count: expected " + want + ", got " + allowed;
         }
       }
     }
@@ -264,6 +279,14 @@ final class ConformanceRunner {
     return f;
   }
 
+  private static double toDouble(Object text, String where) {
+    try {
+      return Double.parseDouble(String.valueOf(text));
+    } catch (NumberFormatException e) {
+      throw new BadCase(where + ": '" + text + "' is not a number");
+    }
+  }
+
   private static long micros(java.time.Duration d) {
     return d.getSeconds() * 1_000_000 + d.getNano() / 1_000;
   }
@@ -275,6 +298,14 @@ final class ConformanceRunner {
     List<String> diffs = new ArrayList<>();
     expect.forEach(
         (field, text) -> {
+          if (field.equals("suppression_factor")) {
+            // Multiples of 2^-24: the YAML's decimal is exact when it is one.
+            double want = toDouble(text, where);
+            if (want != decision.suppressionFactor()) {
+              diffs.add(field + ": expected " + text + ", got " + decision.suppressionFactor());
+            }
+            return;
+          }
           long want =
               field.equals("allowed") ? (toBool(text, where) ? 1 : 0) : toLong(text, where);
           if (want != got.get(field)) {
