@@ -159,6 +159,7 @@ TEST(DenyCache, AsyncCallsAreAnsweredOnceAndThreadsStayExact) {
   EXPECT_EQ(admitted, 500);
   EXPECT_EQ(limiter.run(Op::peek, "hot", 0).verdict.remaining, 0);
   // The denials are known now: a second wave is answered here, each once.
+  local = 0;
   Completions again(kPerThread);
   for (int i = 0; i < kPerThread; ++i) {
     limiter.run_async(Call{Op::acquire, "hot", 1},
