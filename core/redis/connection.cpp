@@ -351,15 +351,14 @@ class NodeConnection final : public Connection {
   // What a failed read or write says: the peer closed, TLS failed (and why),
   // or the socket's error.
   Failure io_failure(const char* what, const error_code& ec) {
-    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
-      // Plaintext to a TLS port ends so: the server drops what is not TLS.
-      const bool hint = state_ == State::handshaking && !stream_.is_tls();
-      return failure(Code::backend_unavailable,
-                     std::string("connection closed by the server") +
-                         (hint ? " during the handshake (a TLS port? use rediss://)" : ""));
-    }
-    if (is_tls_error(ec)) return tls_failure(ec);
-    return failure(Code::backend_unavailable, std::string(what) + ": " + ec.message());
+    if (is_tls_error(ec) && ec != asio::ssl::error::stream_truncated) return tls_failure(ec);
+    std::string why = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
+                          ? "connection closed by the server"
+                          : std::string(what) + ": " + ec.message();
+    // Plaintext to a TLS port ends so: the server drops what is not TLS.
+    if (state_ == State::handshaking && !stream_.is_tls())
+      why += " during the handshake (a TLS port? use rediss://)";
+    return failure(Code::backend_unavailable, why);
   }
 
   // TLS failures are the configuration's (a CA that does not sign the
@@ -461,9 +460,12 @@ class NodeConnection final : public Connection {
     connect_timer_.expires_after(options_.connect_timeout);
     connect_timer_.async_wait([this, gen](error_code ec) {
       if (ec || gen != generation_) return;
+      // A plain server takes a TLS hello for a command that never ends.
+      const bool tls_unanswered = state_ == State::handshaking && stream_.is_tls() && !tls_done_;
       lose_connection(failure(
           Code::backend_unavailable,
-          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms"));
+          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms" +
+              (tls_unanswered ? " in the TLS handshake (a plain port? use redis://)" : "")));
     });
     resolver_.async_resolve(
         address_.host, std::to_string(address_.port),
@@ -511,11 +513,13 @@ class NodeConnection final : public Connection {
   // the host the address names.
   void tls_handshake(uint64_t gen) {
     state_ = State::handshaking;
+    tls_done_ = false;
     const std::string& server_name =
         options_.tls.server_name.empty() ? address_.host : options_.tls.server_name;
     stream_.async_handshake(server_name, options_.tls.verify, [this, gen](error_code ec) {
       if (gen != generation_) return;
       if (ec) return lose_connection(io_failure("TLS handshake failed", ec));
+      tls_done_ = true;
       handshake(gen);
     });
   }
@@ -670,6 +674,7 @@ class NodeConnection final : public Connection {
   Pipeline pipeline_;
   std::string rest_;  // of a direct write: leaves before anything else
   bool writing_ = false;
+  bool tls_done_ = false;  // the TLS handshake of this connection completed
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;

@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "quote.h"
@@ -44,6 +45,10 @@ std::shared_ptr<ssl::context> make_tls_context(const TlsOptions& tls) {
     }
   }
   if (!tls.ca_dir.empty()) {
+    struct stat st {};
+    if (stat(tls.ca_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fail_invalid("tls_ca_dir: " + quote(tls.ca_dir) + " is not a directory");
+    }
     if (ctx->add_verify_path(tls.ca_dir, ec); ec) {
       fail_invalid("tls_ca_dir: cannot use " + quote(tls.ca_dir) + ": " + reason_of(ec));
     }
