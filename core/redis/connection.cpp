@@ -71,6 +71,14 @@ class NodeConnection final : public Connection {
         watch_timer_(io),
         random_(std::random_device{}()) {
     reset_reader();
+    // The sentinel announced a failover: whatever is on this connection goes
+    // to a demoted master from now on.
+    address_resolver_->on_moved([this](std::string announcement) {
+      if (state_ == State::closed || state_ == State::backoff) return;
+      lose_connection(failure(
+          Code::backend_unavailable,
+          "the sentinel moved the master (+switch-master " + quote(announcement, 100) + ")"));
+    });
     asio::post(io_, [this] { connect(); });
   }
 

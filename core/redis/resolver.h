@@ -27,7 +27,12 @@ class AddressResolver {
   // I/O thread. `done` runs once, on the I/O thread, unless cancel() is
   // called first (then it never runs).
   virtual void resolve(Done done) = 0;
+  // Stops a resolution, and the watch for a moved node.
   virtual void cancel() = 0;
+  // Sentinel: after a resolution, `moved` runs (I/O thread, once) when the
+  // sentinel announces that the master moved (+switch-master), with the
+  // announcement ("<old ip> <old port> <new ip> <new port>").
+  virtual void on_moved(std::function<void(std::string)> moved) = 0;
   // Whether the node can move (Sentinel): a READONLY reply then means the
   // connection is on a demoted master, and it reconnects.
   virtual bool follows_failover() const = 0;
