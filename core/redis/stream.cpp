@@ -6,6 +6,10 @@
 #include <openssl/x509_vfy.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "error.h"
 #include "quote.h"
 
@@ -31,6 +35,16 @@ std::string reason_of(const boost::system::error_code& ec) {
   return why;
 }
 
+// A file that cannot be opened says why in the system's words ("No such
+// file or directory"), which OpenSSL reduces to "system lib".
+void check_readable(const char* key, const std::string& path) {
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    std::fclose(f);
+    return;
+  }
+  fail_invalid(std::string(key) + ": cannot read " + quote(path) + ": " + std::strerror(errno));
+}
+
 }  // namespace
 
 std::shared_ptr<ssl::context> make_tls_context(const TlsOptions& tls) {
@@ -39,6 +53,7 @@ std::shared_ptr<ssl::context> make_tls_context(const TlsOptions& tls) {
                    ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   boost::system::error_code ec;
   if (!tls.ca_file.empty()) {
+    check_readable("tls_ca_file", tls.ca_file);
     if (ctx->load_verify_file(tls.ca_file, ec); ec) {
       fail_invalid("tls_ca_file: cannot load CA certificates from " + quote(tls.ca_file) + ": " +
                    reason_of(ec));
@@ -64,6 +79,8 @@ std::shared_ptr<ssl::context> make_tls_context(const TlsOptions& tls) {
                                        : "tls_cert_file: is set without tls_key_file");
   }
   if (!tls.cert_file.empty()) {
+    check_readable("tls_cert_file", tls.cert_file);
+    check_readable("tls_key_file", tls.key_file);
     if (ctx->use_certificate_chain_file(tls.cert_file, ec); ec) {
       fail_invalid("tls_cert_file: cannot load a certificate from " + quote(tls.cert_file) + ": " +
                    reason_of(ec));

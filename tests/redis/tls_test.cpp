@@ -128,7 +128,9 @@ TEST(Tls, FilesThatDoNotLoadNameTheSetting) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_invalid("tls_ca_file=/nonexistent/ca.pem", "tls_ca_file: cannot load");
+  expect_invalid("tls_ca_file=/nonexistent/ca.pem",
+                 "tls_ca_file: cannot read '/nonexistent/ca.pem': No such file");
+  expect_invalid("tls_ca_file=" + tls_file("client.key"), "tls_ca_file: cannot load");
   expect_invalid("tls_ca_dir=/nonexistent", "tls_ca_dir");
   expect_invalid(
       "tls_cert_file=" + tls_file("client.pem") + "&tls_key_file=" + tls_file("server.key"),
