@@ -359,7 +359,11 @@ class NodeConnection final : public Connection {
   // What a failed read or write says: the peer closed, TLS failed (and why),
   // or the socket's error.
   Failure io_failure(const char* what, const error_code& ec) {
-    if (is_tls_error(ec) && ec != asio::ssl::error::stream_truncated) return tls_failure(ec);
+    if (is_tls_error(ec) && ec != asio::ssl::error::stream_truncated) {
+      // Once connected, a TLS error is the connection's, not the setup's.
+      if (state_ == State::handshaking) return tls_failure(ec);
+      return failure(Code::backend_unavailable, std::string(what) + ": TLS: " + ec.message());
+    }
     std::string why = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
                           ? "connection closed by the server"
                           : std::string(what) + ": " + ec.message();

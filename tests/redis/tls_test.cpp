@@ -145,6 +145,28 @@ TEST(Tls, FilesThatDoNotLoadNameTheSetting) {
   }
 }
 
+// A TLS connection that breaks once it is up is an outage like any other
+// (never RL_E_AUTH), and the store reconnects over TLS.
+TEST(Tls, ALostConnectionIsAnOutageAndReconnects) {
+  auto store =
+      open_store(rediss_url("RL_TEST_REDISS_PORT", "reconnect_max_ms=50&breaker_failures=0"), {});
+  Limiter limiter(store, limiter_settings("gcra", "1000000/s"));
+  ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
+  shell("redis-cli --tls --cacert " + tls_file("ca.pem") + " -p " +
+        env_or_fail("RL_TEST_REDISS_PORT") + " client kill type normal");
+  const auto start = Clock::now();
+  for (;;) {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    if (o.code == Code::ok) break;
+    // Between reconnect attempts calls fail at once: many, all outages.
+    ASSERT_EQ(o.code, Code::backend_unavailable) << o.message;
+    ASSERT_LT(Clock::now() - start, std::chrono::seconds(1)) << o.message;
+  }
+  std::cout << "TLS reconnect: first success "
+            << std::chrono::duration_cast<Us>(Clock::now() - start).count() / 1000
+            << " ms after the connection was killed\n";
+}
+
 // The figures of docs/redis.md: the cost of a TLS connection (open: TCP +
 // TLS handshake + AUTH/PING) and of a decision over it, beside plain TCP.
 TEST(Tls, HandshakeAndDecisionCost) {
