@@ -63,11 +63,14 @@ struct TwoMasters {
       open_store("redis+sentinel://127.0.0.1:" + std::to_string(sentinel.port()) +
                      "/mymaster?reconnect_max_ms=50&prefix=" + prefix,
                  {});
-  // Slow enough that a key outlives the test: holds() looks for it.
-  Limiter limiter{store, limiter_settings("gcra", "1000000/h")};
+  // Slow enough that a key outlives the test (3.6 s per decision):
+  // holds() looks for it.
+  Limiter limiter{store, limiter_settings("gcra", "1000/h")};
 
   // Decides until a decision lands on b (at most 5 s); returns how many
-  // failed meanwhile, and prints how long it took.
+  // failed meanwhile, and prints how long it took. Besides the one the
+  // cause itself fails, calls made while the store waits out its reconnect
+  // backoff (5-10 ms here) fail at once: a slow machine sees one or two.
   int decide_until_on_b(const char* what) {
     const auto start = Clock::now();
     int failures = 0;
@@ -93,7 +96,7 @@ TEST(SentinelSwitch, AnAnnouncementMovesTheStore) {
   ASSERT_TRUE(s.a.holds(s.prefix));
   // a is still a master: only the announcement can move the store.
   s.sentinel.switch_master("mymaster", s.b.port());
-  EXPECT_LE(s.decide_until_on_b("+switch-master"), 1);
+  EXPECT_LE(s.decide_until_on_b("+switch-master"), 2);
 }
 
 TEST(SentinelSwitch, AnAnnouncementForAnotherMasterIsIgnored) {
@@ -112,7 +115,7 @@ TEST(SentinelSwitch, AReadonlyReplyMakesTheStoreAskAgain) {
   s.sentinel.set_master(s.b.port());
   ASSERT_NE(s.a.cli("replicaof 127.0.0.1 " + std::to_string(s.b.port())).find("OK"),
             std::string::npos);
-  EXPECT_LE(s.decide_until_on_b("READONLY"), 1);
+  EXPECT_LE(s.decide_until_on_b("READONLY"), 3);
 }
 
 TEST(SentinelSwitch, ALostConnectionMakesTheStoreAskAgain) {
@@ -120,7 +123,7 @@ TEST(SentinelSwitch, ALostConnectionMakesTheStoreAskAgain) {
   ASSERT_EQ(s.limiter.run(Op::acquire, "k", 1).code, Code::ok);
   s.sentinel.set_master(s.b.port());
   s.a.cli("client kill type normal");
-  EXPECT_LE(s.decide_until_on_b("connection lost"), 3);
+  EXPECT_LE(s.decide_until_on_b("connection lost"), 3);  // the one written, and backoff
 }
 
 }  // namespace
