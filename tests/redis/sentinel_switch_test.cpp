@@ -67,16 +67,15 @@ struct TwoMasters {
   // holds() looks for it.
   Limiter limiter{store, limiter_settings("gcra", "1000/h")};
 
-  // Decides until a decision lands on b (at most 5 s); returns how many
-  // failed meanwhile, and prints how long it took. Besides the one the
-  // cause itself fails, calls made while the store waits out its reconnect
-  // backoff (5-10 ms here) fail at once: a slow machine sees one or two.
-  int decide_until_on_b(const char* what) {
+  // Decides until a decision lands on b: within 1 s (the reconnect backoff
+  // is at most 50 ms; redis-cli polls b). Every failure meanwhile is an
+  // outage: the one the cause itself fails, and calls made during the
+  // backoff, which fail at once (how many depends on the machine's speed).
+  void decide_until_on_b(const char* what) {
     const auto start = Clock::now();
     int failures = 0;
     while (!b.holds(prefix)) {
-      EXPECT_LT(Clock::now() - start, std::chrono::seconds(5)) << what << ": never moved";
-      if (Clock::now() - start > std::chrono::seconds(5)) break;
+      ASSERT_LT(Clock::now() - start, std::chrono::seconds(1)) << what << ": never moved";
       const Outcome o = limiter.run(Op::acquire, "k", 1);
       if (o.code != Code::ok) {
         ++failures;
@@ -86,7 +85,6 @@ struct TwoMasters {
     std::cout << what << ": on the new master after "
               << std::chrono::duration_cast<Ms>(Clock::now() - start).count() << " ms, " << failures
               << " decisions failed\n";
-    return failures;
   }
 };
 
@@ -96,7 +94,7 @@ TEST(SentinelSwitch, AnAnnouncementMovesTheStore) {
   ASSERT_TRUE(s.a.holds(s.prefix));
   // a is still a master: only the announcement can move the store.
   s.sentinel.switch_master("mymaster", s.b.port());
-  EXPECT_LE(s.decide_until_on_b("+switch-master"), 2);
+  s.decide_until_on_b("+switch-master");
 }
 
 TEST(SentinelSwitch, AnAnnouncementForAnotherMasterIsIgnored) {
@@ -115,7 +113,7 @@ TEST(SentinelSwitch, AReadonlyReplyMakesTheStoreAskAgain) {
   s.sentinel.set_master(s.b.port());
   ASSERT_NE(s.a.cli("replicaof 127.0.0.1 " + std::to_string(s.b.port())).find("OK"),
             std::string::npos);
-  EXPECT_LE(s.decide_until_on_b("READONLY"), 3);
+  s.decide_until_on_b("READONLY");
 }
 
 TEST(SentinelSwitch, ALostConnectionMakesTheStoreAskAgain) {
@@ -123,7 +121,7 @@ TEST(SentinelSwitch, ALostConnectionMakesTheStoreAskAgain) {
   ASSERT_EQ(s.limiter.run(Op::acquire, "k", 1).code, Code::ok);
   s.sentinel.set_master(s.b.port());
   s.a.cli("client kill type normal");
-  EXPECT_LE(s.decide_until_on_b("connection lost"), 3);  // the one written, and backoff
+  s.decide_until_on_b("connection lost");
 }
 
 }  // namespace
