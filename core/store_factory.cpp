@@ -20,7 +20,9 @@ size_t max_keys_of(const Settings& settings) {
 std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& given) {
   given.require_scope(Scope::store);
   Settings settings = given;
-  const Url url = parse_url(url_text, 6379);
+  // Sentinels listen on 26379, Redis on 6379.
+  const bool sentinel = url_text.substr(0, 17) == "redis+sentinel://";
+  const Url url = parse_url(url_text, sentinel ? 26379 : 6379);
   for (const auto& [key, value] : url.query) {
     const SettingInfo* info = find_setting(key);
     if (info == nullptr || info->scope != Scope::store) {
@@ -44,7 +46,7 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     }
     return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
-  if (url.scheme == "redis") {
+  if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel") {
     BreakerOptions breaker;
     if (auto v = settings.get("breaker_failures")) {
       breaker.failures = parse_count("breaker_failures", *v, 0, 1000000);
@@ -56,10 +58,11 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     return std::make_shared<FailoverStore>(open_redis_store(url, settings, std::move(clock)),
                                            breaker, local_max_keys);
   }
-  if (url.scheme == "rediss" || url.scheme == "redis+sentinel" || url.scheme == "redis+cluster") {
+  if (url.scheme == "redis+cluster") {
     throw Error(Code::unsupported, "url: " + url.scheme + ":// is not supported by this build yet");
   }
-  fail_invalid("url: unknown scheme " + quote(url.scheme) + "; use memory:// or redis://");
+  fail_invalid("url: unknown scheme " + quote(url.scheme) +
+               "; use memory://, redis://, rediss:// or redis+sentinel://");
 }
 
 }  // namespace rl

@@ -120,7 +120,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           marked_message);
   }
   if (url) check_parsed(*url);
-  // redis:// would connect; everything else is decided without a network.
-  if (!url || url->scheme != "redis") check_store_open(text, url, message);
+  // redis://, rediss:// and redis+sentinel:// would connect; everything else
+  // is decided without a network.
+  const bool connects =
+      url && (url->scheme == "redis" || url->scheme == "rediss" || url->scheme == "redis+sentinel");
+  if (!connects) check_store_open(text, url, message);
   return 0;
 }

@@ -86,6 +86,44 @@ void validate_coalesce(std::string_view value) {
 void validate_liveness_timeout(std::string_view value) {
   parse_count("liveness_timeout_ms", value, 1, 3600000);
 }
+void validate_path(std::string_view key, std::string_view value) {
+  if (value.empty() || value.size() > 4096 || value.find('\0') != std::string_view::npos) {
+    fail_invalid(std::string(key) + ": is not a file path (1-4096 bytes, no NUL)");
+  }
+}
+void validate_tls_ca_file(std::string_view value) {
+  validate_path("tls_ca_file", value);
+}
+void validate_tls_ca_dir(std::string_view value) {
+  validate_path("tls_ca_dir", value);
+}
+void validate_tls_cert_file(std::string_view value) {
+  validate_path("tls_cert_file", value);
+}
+void validate_tls_key_file(std::string_view value) {
+  validate_path("tls_key_file", value);
+}
+void validate_tls_server_name(std::string_view value) {
+  bool ok = !value.empty() && value.size() <= 253;
+  for (char c : value) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '.' || c == ':');
+  }
+  if (!ok) {
+    fail_invalid("tls_server_name: " + quote(value) +
+                 " is not a host name or address (letters, digits, '-', '.', ':')");
+  }
+}
+void validate_tls_insecure_skip_verify(std::string_view value) {
+  parse_bool("tls_insecure_skip_verify", value);
+}
+void validate_sentinel_user(std::string_view value) {
+  if (value.empty() || value.size() > 512) fail_invalid("sentinel_user: is not 1-512 bytes");
+}
+// The value is a credential: never quoted.
+void validate_sentinel_password(std::string_view value) {
+  if (value.empty() || value.size() > 512) fail_invalid("sentinel_password: is not 1-512 bytes");
+}
 
 constexpr SettingInfo kSettings[] = {
     {"algorithm", Scope::limiter,
@@ -163,6 +201,32 @@ constexpr SettingInfo kSettings[] = {
      validate_coalesce},
     {"prefix", Scope::store, "first part of every Redis key, [A-Za-z0-9_.-] (default 'rl')",
      validate_prefix},
+    {"tls_ca_file", Scope::store,
+     "rediss://: PEM file of the CA certificates that sign the server's (default: the system's)",
+     validate_tls_ca_file},
+    {"tls_ca_dir", Scope::store,
+     "rediss://: directory of hashed CA certificates (c_rehash), beside or instead of tls_ca_file",
+     validate_tls_ca_dir},
+    {"tls_cert_file", Scope::store,
+     "rediss://: PEM client certificate (chain) for servers that require one (mutual TLS); needs "
+     "tls_key_file",
+     validate_tls_cert_file},
+    {"tls_key_file", Scope::store, "rediss://: PEM private key of tls_cert_file",
+     validate_tls_key_file},
+    {"tls_server_name", Scope::store,
+     "rediss://: the name sent as SNI and checked against the server's certificate (default: "
+     "the URL's host)",
+     validate_tls_server_name},
+    {"tls_insecure_skip_verify", Scope::store,
+     "rediss://: true turns off the check of the server's certificate chain and name: the "
+     "connection is encrypted but the server unauthenticated (default false)",
+     validate_tls_insecure_skip_verify},
+    {"sentinel_user", Scope::store,
+     "redis+sentinel://: ACL user for the sentinels (the URL's user is the master's)",
+     validate_sentinel_user},
+    {"sentinel_password", Scope::store,
+     "redis+sentinel://: password for the sentinels (the URL's password is the master's)",
+     validate_sentinel_password},
 };
 
 }  // namespace
@@ -175,6 +239,12 @@ int64_t parse_count(std::string_view key, std::string_view text, int64_t min, in
                  std::to_string(min) + " to " + std::to_string(max));
   }
   return value;
+}
+
+bool parse_bool(std::string_view key, std::string_view text) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  fail_invalid(std::string(key) + ": " + quote(text) + " is not true or false");
 }
 
 const SettingInfo* setting_at(size_t index) {

@@ -44,5 +44,7 @@ inline constexpr int64_t kMaxMaxKeys = int64_t{1} << 32;
 
 // Shared parsers, throwing invalid_arg naming `key`.
 int64_t parse_count(std::string_view key, std::string_view text, int64_t min, int64_t max);
+// "true"/"1" or "false"/"0".
+bool parse_bool(std::string_view key, std::string_view text);
 
 }  // namespace rl

@@ -6,18 +6,20 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <utility>
 
 #include "error_reply.h"
+#include "pipeline.h"
+#include "quote.h"
 #include "reply_reader.h"
+#include "resolver.h"
+#include "stream.h"
 
 namespace rl::redis {
 namespace {
@@ -26,14 +28,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using SteadyClock = std::chrono::steady_clock;
-
-std::atomic<int64_t> g_requests_held{0};
-
-struct Pending {
-  Request request;  // its commands move to the write buffer when written
-  size_t received = 0;
-  std::vector<Reply> replies;  // kept only while someone waits for them
-};
 
 // A request its caller wrote to the socket itself (see send): it joins the
 // requests in flight when the I/O thread next looks. `rest` is what the
@@ -49,12 +43,16 @@ struct Direct {
 // the I/O thread itself.
 constexpr std::chrono::milliseconds kDirectWatch{50};
 
-using Completions = std::vector<std::pair<ReplyHandler, Failure>>;
+std::string name_of(const NodeOptions& o) {
+  if (o.sentinel.sentinels.empty()) {
+    return std::string(o.tls.enabled ? "rediss " : "redis ") + o.host + ":" +
+           std::to_string(o.port);
+  }
+  return "redis master " + quote(o.sentinel.master_name) + " via sentinel";
+}
 
-// Runs completions after the connection's own state is consistent again: a
-// completion may send, or close the store.
-void complete(Completions& completions) {
-  for (auto& [done, failure] : completions) done(std::move(failure), {});
+std::shared_ptr<asio::ssl::context> tls_context_of(const TlsOptions& tls) {
+  return tls.enabled ? make_tls_context(tls) : nullptr;
 }
 
 class NodeConnection final : public Connection {
@@ -62,8 +60,9 @@ class NodeConnection final : public Connection {
   NodeConnection(asio::io_context& io, NodeOptions options)
       : io_(io),
         options_(std::move(options)),
-        name_("redis " + options_.host + ":" + std::to_string(options_.port)),
-        socket_(io),
+        name_(name_of(options_)),
+        stream_(io, tls_context_of(options_.tls)),
+        address_resolver_(make_resolver(io, options_)),
         resolver_(io),
         connect_timer_(io),
         deadline_timer_(io),
@@ -72,10 +71,16 @@ class NodeConnection final : public Connection {
         watch_timer_(io),
         random_(std::random_device{}()) {
     reset_reader();
+    // The sentinel announced a failover: whatever is on this connection goes
+    // to a demoted master from now on.
+    address_resolver_->on_moved([this](std::string announcement) {
+      if (state_ == State::closed || state_ == State::backoff) return;
+      lose_connection(failure(
+          Code::backend_unavailable,
+          "the sentinel moved the master (+switch-master " + quote(announcement, 100) + ")"));
+    });
     asio::post(io_, [this] { connect(); });
   }
-
-  ~NodeConnection() override { g_requests_held.fetch_sub(held_, std::memory_order_relaxed); }
 
   // When nothing is being written and nothing waits to be, the caller writes
   // its request to the socket itself: the I/O thread, which still reads every
@@ -127,9 +132,9 @@ class NodeConnection final : public Connection {
     }
     const Failure closed{Code::shutdown, "store: closed"};
     report_first(closed);
-    Completions completions = take_all(closed);
-    for (Request& r : inbox) completions.emplace_back(std::move(r.done), closed);
-    complete(completions);
+    Completions completions = pipeline_.fail_all(closed);
+    for (Request& r : inbox) completions.push_back(Completion{std::move(r.done), closed, {}});
+    run_all(completions);
   }
 
   const std::string& name() const override { return name_; }
@@ -137,8 +142,13 @@ class NodeConnection final : public Connection {
  private:
   enum class State { connecting, handshaking, ready, backoff, closed };
 
+  // With Sentinel the node moves: the message says where it was.
   Failure failure(Code code, const std::string& why) const {
-    return Failure{code, name_ + ": " + why};
+    const bool moves = !options_.sentinel.sentinels.empty() && !address_.host.empty();
+    return Failure{code, name_ +
+                             (moves ? " at " + address_.host + ":" + std::to_string(address_.port)
+                                    : std::string()) +
+                             ": " + why};
   }
 
   void reset_reader() { reader_.reset(); }
@@ -175,17 +185,16 @@ class NodeConnection final : public Connection {
   // writing or dropping the socket.
   void admit_direct(std::vector<Direct>& batch) {
     if (batch.empty()) return;
-    if (in_flight_.empty()) {
+    if (!pipeline_.awaiting()) {
       waiting_since_ = batch.front().written_at;
       arm_liveness();
     }
     for (Direct& d : batch) {
       rest_ += d.rest;
-      in_flight_.push_back(Pending{std::move(d.request), 0, {}});
+      pipeline_.add_written(std::move(d.request));
     }
     batch.clear();
     arm_deadline();
-    count_held();
   }
 
   void admit_direct() {
@@ -212,15 +221,16 @@ class NodeConnection final : public Connection {
   // A caller may write only to an idle connection: nothing being written,
   // waiting to be, or awaiting replies. Concurrent callers thus still share
   // the I/O thread's writes (one write per burst), and a lone caller, once
-  // its reply is in, writes its next request itself.
+  // its reply is in, writes its next request itself. Only on plain TCP: a
+  // TLS session's state belongs to the I/O thread.
   void allow_direct_if_idle() {
-    if (state_ != State::ready || writing_ || !unsent_.empty() || !rest_.empty() ||
-        !in_flight_.empty())
+    if (state_ != State::ready || writing_ || !pipeline_.empty() || !rest_.empty() ||
+        stream_.is_tls())
       return;
     std::lock_guard lock(inbox_mutex_);
     if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
     direct_ok_ = true;
-    direct_fd_ = socket_.native_handle();
+    direct_fd_ = stream_.socket().native_handle();
   }
 
   // While callers write directly, look at their requests at least every
@@ -260,18 +270,20 @@ class NodeConnection final : public Connection {
     Completions refused;
     for (Request& r : batch) {
       if (state_ == State::backoff) {
-        refused.emplace_back(std::move(r.done), Failure{last_failure_.code,
-                                                        last_failure_.message + " (reconnecting)"});
+        refused.push_back(
+            Completion{std::move(r.done),
+                       Failure{last_failure_.code, last_failure_.message + " (reconnecting)"},
+                       {}});
       } else if (state_ == State::closed) {
-        refused.emplace_back(std::move(r.done), Failure{Code::shutdown, "store: closed"});
+        refused.push_back(
+            Completion{std::move(r.done), Failure{Code::shutdown, "store: closed"}, {}});
       } else {
-        unsent_.push_back(Pending{std::move(r), 0, {}});
+        pipeline_.enqueue(std::move(r));
       }
     }
     arm_deadline();
     flush();
-    count_held();
-    complete(refused);
+    run_all(refused);
   }
 
   // Everything waiting leaves in one write; what arrives meanwhile waits for
@@ -279,40 +291,30 @@ class NodeConnection final : public Connection {
   void flush() {
     if (state_ != State::ready || writing_) return;
     stop_direct();
-    if (unsent_.empty() && rest_.empty()) return allow_direct_if_idle();
+    if (!pipeline_.has_unsent() && rest_.empty()) return allow_direct_if_idle();
     write_buffer_ = std::exchange(rest_, {});
-    const bool was_waiting = !in_flight_.empty();
-    for (Pending& p : unsent_) {
-      write_buffer_ += std::exchange(p.request.commands, {});
-      in_flight_.push_back(std::move(p));
-    }
-    unsent_.clear();
-    if (!was_waiting && !in_flight_.empty()) await_replies();
+    const bool was_waiting = pipeline_.awaiting();
+    write_buffer_ += pipeline_.take_write();
+    if (!was_waiting && pipeline_.awaiting()) await_replies();
     write();
   }
 
   void write() {
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(write_buffer_),
-                      [this, gen = generation_](error_code ec, size_t) {
-                        if (gen != generation_) return;
-                        writing_ = false;
-                        if (ec)
-                          return lose_connection(
-                              failure(Code::backend_unavailable, "write failed: " + ec.message()));
-                        flush();
-                      });
+    stream_.async_write(asio::buffer(write_buffer_),
+                        [this, gen = generation_](error_code ec, size_t) {
+                          if (gen != generation_) return;
+                          writing_ = false;
+                          if (ec) return lose_connection(io_failure("write failed", ec));
+                          flush();
+                        });
   }
 
   void read() {
-    socket_.async_read_some(
+    stream_.async_read_some(
         asio::buffer(read_buffer_), [this, gen = generation_](error_code ec, size_t n) {
           if (gen != generation_) return;
-          if (ec) {
-            const std::string why = ec == asio::error::eof ? "connection closed by the server"
-                                                           : "read failed: " + ec.message();
-            return lose_connection(failure(Code::backend_unavailable, why));
-          }
+          if (ec) return lose_connection(io_failure("read failed", ec));
           admit_direct();                       // replies to them may be among these bytes
           waiting_since_ = SteadyClock::now();  // the peer is alive
           if (!reader_.feed(std::string_view(read_buffer_.data(), n))) {
@@ -331,21 +333,67 @@ class NodeConnection final : public Connection {
   }
 
   void on_reply(Reply reply) {
-    if (in_flight_.empty()) {
-      return lose_connection(
-          failure(Code::backend_unavailable, "protocol error: a reply nobody asked for"));
+    // A demoted master (Sentinel moved the master away) answers READONLY:
+    // the connection goes to find the new one.
+    const bool demoted = reply.is_error() && address_resolver_->follows_failover() &&
+                         reply.text.compare(0, 8, "READONLY") == 0;
+    Completion done;
+    switch (pipeline_.on_reply(std::move(reply), done)) {
+      case Pipeline::Matched::unexpected:
+        return lose_connection(
+            failure(Code::backend_unavailable, "protocol error: a reply nobody asked for"));
+      case Pipeline::Matched::partial: break;
+      case Pipeline::Matched::complete:
+        // Before the completion runs: a sync caller it wakes writes its next
+        // request itself.
+        if (!pipeline_.awaiting() && !demoted) allow_direct_if_idle();
+        if (done.done) done.run();
+        break;
     }
-    Pending& front = in_flight_.front();
-    // A request that timed out keeps its place until its replies arrive.
-    if (front.request.done) front.replies.push_back(std::move(reply));
-    if (++front.received < front.request.count) return;
-    Pending done = std::move(front);
-    in_flight_.pop_front();
-    count_held();
-    // Before the completion runs: a sync caller it wakes writes its next
-    // request itself.
-    if (in_flight_.empty()) allow_direct_if_idle();
-    if (done.request.done) done.request.done(Failure{}, std::move(done.replies));
+    if (demoted && state_ == State::ready) {
+      lose_connection(failure(Code::backend_unavailable,
+                              "answered READONLY: no longer the master, asking the sentinels"));
+    }
+  }
+
+  // What a failed read or write says: the peer closed, TLS failed (and why),
+  // or the socket's error.
+  Failure io_failure(const char* what, const error_code& ec) {
+    if (is_tls_error(ec) && ec != asio::ssl::error::stream_truncated) {
+      // Once connected, a TLS error is the connection's, not the setup's.
+      if (state_ == State::handshaking) return tls_failure(ec);
+      return failure(Code::backend_unavailable, std::string(what) + ": TLS: " + ec.message());
+    }
+    std::string why = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
+                          ? "connection closed by the server"
+                          : std::string(what) + ": " + ec.message();
+    // Plaintext to a TLS port ends so: the server drops what is not TLS.
+    if (state_ == State::handshaking && !stream_.is_tls())
+      why += " during the handshake (a TLS port? use rediss://)";
+    return failure(Code::backend_unavailable, why);
+  }
+
+  // TLS failures are the configuration's (a CA that does not sign the
+  // server, a name that does not match, a client certificate the server
+  // refuses): retrying will not help, so they are auth failures.
+  Failure tls_failure(const error_code& ec) {
+    if (std::string why = stream_.verify_failure(); !why.empty()) {
+      return failure(Code::auth, "TLS: the server's certificate failed verification: " + why +
+                                     " (tls_ca_file, tls_ca_dir, tls_server_name)");
+    }
+    std::string why = ec.message();
+    if (why.find("certificate required") != std::string::npos ||
+        why.find("alert bad certificate") != std::string::npos ||
+        why.find("unknown ca") != std::string::npos) {
+      return failure(Code::auth, "TLS: the server refused the client certificate: " + why +
+                                     " (tls_cert_file, tls_key_file)");
+    }
+    if (why.find("wrong version number") != std::string::npos ||
+        why.find("packet length too long") != std::string::npos) {
+      return failure(Code::auth, "TLS: the server does not speak TLS on this port (" + why +
+                                     "; use redis:// for a plain port)");
+    }
+    return failure(Code::auth, "TLS handshake failed: " + why);
   }
 
   // ---- liveness: replies awaited, nothing read for liveness_timeout ----
@@ -366,7 +414,7 @@ class NodeConnection final : public Connection {
     liveness_timer_.async_wait([this, gen = generation_](error_code ec) {
       if (ec || gen != generation_) return;
       liveness_armed_ = false;
-      if (in_flight_.empty()) return;
+      if (!pipeline_.awaiting()) return;
       if (SteadyClock::now() < waiting_since_ + options_.liveness_timeout) return arm_liveness();
       const std::string ms = std::to_string(options_.liveness_timeout.count());
       lose_connection(failure(Code::backend_unavailable,
@@ -377,27 +425,10 @@ class NodeConnection final : public Connection {
     });
   }
 
-  void count_held() {
-    const auto held = static_cast<int64_t>(unsent_.size() + in_flight_.size());
-    g_requests_held.fetch_add(held - held_, std::memory_order_relaxed);
-    held_ = held;
-  }
-
   // ---- deadlines: one timer, armed for the earliest one ----
 
-  std::optional<Deadline> earliest() const {
-    std::optional<Deadline> at;
-    auto consider = [&](const Pending& p) {
-      if (!p.request.done || p.request.deadline == Deadline::max()) return;
-      if (!at || p.request.deadline < *at) at = p.request.deadline;
-    };
-    for (const Pending& p : in_flight_) consider(p);
-    for (const Pending& p : unsent_) consider(p);
-    return at;
-  }
-
   void arm_deadline() {
-    const std::optional<Deadline> next = earliest();
+    const std::optional<Deadline> next = pipeline_.earliest_deadline();
     if (!next || (armed_ && *next >= armed_at_)) return;
     armed_ = true;
     armed_at_ = *next;
@@ -410,56 +441,60 @@ class NodeConnection final : public Connection {
   }
 
   void expire() {
-    const Deadline now = SteadyClock::now();
-    Completions late;
-    for (Pending& p : in_flight_) {
-      if (p.request.done && p.request.deadline <= now) {
-        late.emplace_back(std::move(p.request.done),
-                          failure(Code::timeout, "no reply before the deadline"));
-        p.request.done = nullptr;
-      }
-    }
     const std::string waiting = state_ == State::ready
                                     ? "not written before the deadline"
                                     : "not connected before the deadline (still connecting)";
-    std::erase_if(unsent_, [&](Pending& p) {
-      if (p.request.deadline > now) return false;
-      late.emplace_back(std::move(p.request.done), failure(Code::timeout, waiting));
-      return true;
-    });
+    Completions late =
+        pipeline_.expire(SteadyClock::now(), failure(Code::timeout, "no reply before the deadline"),
+                         failure(Code::timeout, waiting));
     arm_deadline();
-    count_held();
-    complete(late);
+    run_all(late);
   }
 
   // ---- connecting ----
 
+  // The node's address first (with Sentinel, from the sentinels: each is
+  // given connect_timeout), then the connection within connect_timeout.
   void connect() {
     if (state_ == State::closed) return;
     state_ = State::connecting;
     const uint64_t gen = ++generation_;
+    address_resolver_->resolve([this, gen](Failure&& f, Address&& address) {
+      if (gen != generation_) return;
+      if (f) return lose_connection(Failure{f.code, name_ + ": " + f.message});
+      address_ = std::move(address);
+      connect_to(gen);
+    });
+  }
+
+  void connect_to(uint64_t gen) {
+    stream_.reset();
     connect_timer_.expires_after(options_.connect_timeout);
     connect_timer_.async_wait([this, gen](error_code ec) {
       if (ec || gen != generation_) return;
+      // A plain server takes a TLS hello for a command that never ends.
+      const bool tls_unanswered = state_ == State::handshaking && stream_.is_tls() && !tls_done_;
       lose_connection(failure(
           Code::backend_unavailable,
-          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms"));
+          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms" +
+              (tls_unanswered ? " in the TLS handshake (a plain port? use redis://)" : "")));
     });
     resolver_.async_resolve(
-        options_.host, std::to_string(options_.port),
+        address_.host, std::to_string(address_.port),
         [this, gen](error_code ec, const tcp::resolver::results_type& results) {
           if (gen != generation_) return;
           if (ec)
             return lose_connection(
                 failure(Code::backend_unavailable, "cannot resolve: " + ec.message()));
-          asio::async_connect(socket_, results, [this, gen](error_code ec2, const tcp::endpoint&) {
-            if (gen != generation_) return;
-            if (ec2)
-              return lose_connection(
-                  failure(Code::backend_unavailable, "connect failed: " + ec2.message()));
-            set_socket_options();
-            handshake(gen);
-          });
+          asio::async_connect(
+              stream_.socket(), results, [this, gen](error_code ec2, const tcp::endpoint&) {
+                if (gen != generation_) return;
+                if (ec2)
+                  return lose_connection(
+                      failure(Code::backend_unavailable, "connect failed: " + ec2.message()));
+                set_socket_options();
+                tls_handshake(gen);
+              });
         });
   }
 
@@ -469,10 +504,11 @@ class NodeConnection final : public Connection {
   // acknowledges but never answers is the liveness watchdog's.
   void set_socket_options() {
     error_code ignored;
-    socket_.set_option(tcp::no_delay(true), ignored);
-    socket_.set_option(asio::socket_base::keep_alive(true), ignored);
+    tcp::socket& socket = stream_.socket();
+    socket.set_option(tcp::no_delay(true), ignored);
+    socket.set_option(asio::socket_base::keep_alive(true), ignored);
 #if defined(TCP_KEEPIDLE) && defined(TCP_USER_TIMEOUT)
-    const int fd = socket_.native_handle();
+    const int fd = socket.native_handle();
     const auto ms = options_.liveness_timeout.count();
     const int idle = static_cast<int>(std::max<int64_t>(1, ms / 1000));
     const int interval = std::max(1, idle / 3);
@@ -485,28 +521,49 @@ class NodeConnection final : public Connection {
 #endif
   }
 
+  // TLS (rediss://): SNI and verification against tls_server_name, else
+  // the host the address names.
+  void tls_handshake(uint64_t gen) {
+    state_ = State::handshaking;
+    tls_done_ = false;
+    const std::string& server_name =
+        options_.tls.server_name.empty() ? address_.host : options_.tls.server_name;
+    stream_.async_handshake(server_name, options_.tls.verify, [this, gen](error_code ec) {
+      if (gen != generation_) return;
+      if (ec) return lose_connection(io_failure("TLS handshake failed", ec));
+      tls_done_ = true;
+      handshake(gen);
+    });
+  }
+
   // AUTH and SELECT from the URL, then PING: a server that wants a password
   // we did not give answers NOAUTH here, not on the first decision.
+  // With Sentinel, ROLE too: a node the sentinels named a moment ago may be
+  // a replica by now.
   void handshake(uint64_t gen) {
-    state_ = State::handshaking;
     read();
-    Pending p;
+    Request p;
     std::vector<std::string> steps;
+    const bool check_role = address_resolver_->follows_failover();
     if (!options_.password.empty()) {
-      p.request.commands += options_.user.empty()
-                                ? format_command({"AUTH", options_.password})
-                                : format_command({"AUTH", options_.user, options_.password});
+      p.commands += options_.user.empty()
+                        ? format_command({"AUTH", options_.password})
+                        : format_command({"AUTH", options_.user, options_.password});
       steps.push_back("authentication");
     }
     if (options_.db != 0) {
-      p.request.commands += format_command({"SELECT", std::to_string(options_.db)});
+      p.commands += format_command({"SELECT", std::to_string(options_.db)});
       steps.push_back("SELECT " + std::to_string(options_.db));
     }
-    p.request.commands += format_command({"PING"});
+    p.commands += format_command({"PING"});
     steps.push_back("PING");
-    p.request.count = steps.size();
-    p.request.deadline = Deadline::max();  // the connect timer bounds it
-    p.request.done = [this, gen, steps](Failure&&, std::vector<Reply>&& replies) {
+    if (check_role) {
+      p.commands += format_command({"ROLE"});
+      steps.push_back("ROLE");
+    }
+    p.count = steps.size();
+    p.deadline = Deadline::max();  // the connect timer bounds it
+    p.done = [this, gen, steps, check_role](Failure&&, std::vector<Reply>&& replies) {
       if (gen != generation_) return;
       for (size_t i = 0; i < replies.size(); ++i) {
         if (!replies[i].is_error()) continue;
@@ -515,15 +572,23 @@ class NodeConnection final : public Connection {
         const Code code = code_of_error_reply(replies[i].text);
         return lose_connection(failure(
             code, (code == Code::auth ? "authentication failed: " : steps[i] + " failed: ") +
-                      replies[i].text));
+                      quote(replies[i].text, 200)));
+      }
+      if (check_role && !is_master(replies.back())) {
+        return lose_connection(failure(Code::backend_unavailable,
+                                       "is not a master (yet): asking the sentinels again"));
       }
       connected();
     };
-    write_buffer_ = std::exchange(p.request.commands, {});
-    in_flight_.push_back(std::move(p));
-    count_held();
+    write_buffer_ = std::exchange(p.commands, {});
+    pipeline_.add_written(std::move(p));
     await_replies();
     write();
+  }
+
+  static bool is_master(const Reply& role) {
+    return role.type == Reply::Type::array && !role.elements.empty() &&
+           role.elements[0].text == "master";
   }
 
   void connected() {
@@ -546,8 +611,8 @@ class NodeConnection final : public Connection {
     stop_direct();
     rest_.clear();
     ++generation_;  // callbacks of the old socket see a new generation and stop
-    error_code ignored;
-    socket_.close(ignored);
+    stream_.close();
+    address_resolver_->cancel();
     resolver_.cancel();
     connect_timer_.cancel();
     liveness_timer_.cancel();
@@ -556,29 +621,15 @@ class NodeConnection final : public Connection {
     reset_reader();
   }
 
-  // Completes every request held with `f` (written ones may have run: they
-  // are never resent).
-  Completions take_all(const Failure& f) {
-    Completions out;
-    for (Pending& p : in_flight_) {
-      if (p.request.done) out.emplace_back(std::move(p.request.done), f);
-    }
-    for (Pending& p : unsent_) out.emplace_back(std::move(p.request.done), f);
-    in_flight_.clear();
-    unsent_.clear();
-    count_held();
-    return out;
-  }
-
   void lose_connection(Failure f) {
     if (state_ == State::closed) return;
     drop_socket();
     state_ = State::backoff;
     last_failure_ = f;
     report_first(f);
-    Completions failed = take_all(f);
+    Completions failed = pipeline_.fail_all(f);
     schedule_reconnect();
-    complete(failed);
+    run_all(failed);
   }
 
   // 10 ms doubling per failed attempt up to reconnect_max, each delay drawn
@@ -617,7 +668,9 @@ class NodeConnection final : public Connection {
   std::optional<Failure> first_;
 
   // I/O thread only from here on.
-  tcp::socket socket_;
+  Stream stream_;
+  std::unique_ptr<AddressResolver> address_resolver_;
+  Address address_;  // of the current (or last) connection attempt
   tcp::resolver resolver_;
   asio::steady_timer connect_timer_;
   asio::steady_timer deadline_timer_;
@@ -630,17 +683,16 @@ class NodeConnection final : public Connection {
   uint64_t generation_ = 0;
   int attempts_ = 0;
   Failure last_failure_;
-  std::deque<Pending> unsent_;     // not written yet
-  std::deque<Pending> in_flight_;  // written, replies awaited in this order
-  std::string rest_;               // of a direct write: leaves before anything else
+  Pipeline pipeline_;
+  std::string rest_;  // of a direct write: leaves before anything else
   bool writing_ = false;
+  bool tls_done_ = false;  // the TLS handshake of this connection completed
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;
   Deadline armed_at_;
   bool liveness_armed_ = false;
   Deadline waiting_since_;  // replies awaited, nothing read since
-  int64_t held_ = 0;        // this connection's share of g_requests_held
 };
 
 }  // namespace
@@ -661,10 +713,6 @@ std::string format_command(const std::vector<std::string_view>& args) {
   std::string out(formatted, static_cast<size_t>(n));
   redisFreeCommand(formatted);
   return out;
-}
-
-size_t requests_held() {
-  return static_cast<size_t>(g_requests_held.load(std::memory_order_relaxed));
 }
 
 std::unique_ptr<Connection> Connection::create(boost::asio::io_context& io, NodeOptions options) {

@@ -7,7 +7,9 @@
 // connection that reads nothing for liveness_timeout while replies are
 // awaited is presumed dead (a half-open peer): it is dropped, what was
 // pending on it fails, and it reconnects.
-// Asio and hiredis stay inside connection.cpp.
+// Its parts: the request pipeline without I/O (pipeline.h), the byte stream,
+// TCP or TLS (stream.h), and the node's address, fixed or Sentinel's
+// (resolver.h). Asio, OpenSSL and hiredis stay inside core/redis's sources.
 #pragma once
 
 #include <chrono>
@@ -28,6 +30,29 @@ namespace rl::redis {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+// rediss://: TLS with the server's certificate chain and name verified.
+struct TlsOptions {
+  bool enabled = false;
+  std::string ca_file;      // PEM CA certificates; none of the two: the system's
+  std::string ca_dir;       // a directory of hashed CA certificates (c_rehash)
+  std::string cert_file;    // client certificate chain, for mutual TLS
+  std::string key_file;     // its private key
+  std::string server_name;  // SNI and the name verified; empty: the URL's host
+  bool verify = true;       // false: tls_insecure_skip_verify (no chain or name check)
+};
+
+// redis+sentinel://: the master is wherever the sentinels say it is now.
+struct SentinelOptions {
+  struct Sentinel {
+    std::string host;
+    int port = 26379;
+  };
+  std::vector<Sentinel> sentinels;  // empty: NodeOptions::host and port, fixed
+  std::string master_name;
+  std::string user;      // the sentinels' own ACL user and password (not the master's)
+  std::string password;  // empty: no AUTH to the sentinels
+};
+
 struct NodeOptions {
   std::string host = "127.0.0.1";
   int port = 6379;
@@ -39,6 +64,8 @@ struct NodeOptions {
   // No byte read for this long while replies are awaited: the connection is
   // dropped. Also the socket's TCP_USER_TIMEOUT and keepalive bound.
   std::chrono::milliseconds liveness_timeout{2000};
+  TlsOptions tls;
+  SentinelOptions sentinel;
 };
 
 // Why a request got no replies, with a message that names the node.
@@ -72,7 +99,8 @@ class Connection {
  public:
   virtual ~Connection() = default;
   // Starts connecting at once. The connection must be destroyed after `io`
-  // stopped running, and before `io` itself.
+  // stopped running, and before `io` itself. Throws invalid_arg for TLS
+  // files that do not load.
   static std::unique_ptr<Connection> create(boost::asio::io_context& io, NodeOptions options);
 
   // Any thread; on an idle connection it writes to the socket itself (the
@@ -90,7 +118,8 @@ class Connection {
   // I/O thread (or once it stopped): completes every request still held
   // with Code::shutdown and closes the socket. Idempotent.
   virtual void shut_down() = 0;
-  // "redis 127.0.0.1:6379": the start of every failure message.
+  // "redis 127.0.0.1:6379" (with Sentinel: "redis master 'name' via
+  // sentinel"): the start of every failure message.
   virtual const std::string& name() const = 0;
 };
 

@@ -49,14 +49,66 @@ struct StoreOptions {
   bool coalesce = true;
 };
 
+// rediss://: TLS, with the settings of its files and checks.
+TlsOptions tls_options(const Url& url, const Settings& settings) {
+  TlsOptions t;
+  t.enabled = url.scheme == "rediss";
+  for (const char* key : {"tls_ca_file", "tls_ca_dir", "tls_cert_file", "tls_key_file",
+                          "tls_server_name", "tls_insecure_skip_verify"}) {
+    if (!t.enabled && settings.get(key)) {
+      fail_invalid(std::string(key) + ": only rediss:// uses TLS");
+    }
+  }
+  t.ca_file = settings.get("tls_ca_file").value_or("");
+  t.ca_dir = settings.get("tls_ca_dir").value_or("");
+  t.cert_file = settings.get("tls_cert_file").value_or("");
+  t.key_file = settings.get("tls_key_file").value_or("");
+  t.server_name = settings.get("tls_server_name").value_or("");
+  if (auto v = settings.get("tls_insecure_skip_verify"))
+    t.verify = !parse_bool("tls_insecure_skip_verify", *v);
+  return t;
+}
+
+// redis+sentinel://sentinel[,sentinel...]/master-name[/db]: the URL's
+// credentials are the master's, sentinel_user and sentinel_password the
+// sentinels'.
+SentinelOptions sentinel_options(const Url& url, const Settings& settings, std::string& path) {
+  SentinelOptions s;
+  const bool sentinel = url.scheme == "redis+sentinel";
+  for (const char* key : {"sentinel_user", "sentinel_password"}) {
+    if (!sentinel && settings.get(key)) {
+      fail_invalid(std::string(key) + ": only redis+sentinel:// asks sentinels");
+    }
+  }
+  if (!sentinel) return s;
+  if (url.endpoints.empty()) fail_invalid("url: redis+sentinel:// needs the sentinels' host:port");
+  for (const Endpoint& e : url.endpoints) s.sentinels.push_back({e.host, e.port});
+  const size_t slash = path.find('/');
+  s.master_name = path.substr(0, slash);
+  path = slash == std::string::npos ? std::string() : path.substr(slash + 1);
+  if (s.master_name.empty()) {
+    fail_invalid(
+        "url: redis+sentinel:// needs the master's name as its path: "
+        "redis+sentinel://host:26379/mymaster");
+  }
+  s.user = settings.get("sentinel_user").value_or("");
+  s.password = settings.get("sentinel_password").value_or("");
+  if (!s.user.empty() && s.password.empty())
+    fail_invalid("sentinel_user: is set without sentinel_password");
+  return s;
+}
+
 // Parses "[user:]password@host:port/db" and the store settings.
 NodeOptions node_options(const Url& url, const Settings& settings) {
   NodeOptions o;
-  if (url.endpoints.size() > 1) {
+  std::string path = url.path;
+  o.sentinel = sentinel_options(url, settings, path);
+  o.tls = tls_options(url, settings);
+  if (url.endpoints.size() > 1 && o.sentinel.sentinels.empty()) {
     fail_invalid(
         "url: redis:// takes one host; redis+cluster:// and redis+sentinel:// take several");
   }
-  if (!url.endpoints.empty()) {
+  if (!url.endpoints.empty() && o.sentinel.sentinels.empty()) {
     o.host = url.endpoints[0].host;
     o.port = url.endpoints[0].port;
   }
@@ -64,8 +116,7 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   o.password = url.password;
   if (!o.user.empty() && o.password.empty())
     fail_invalid("url: user " + quote(o.user) + " has no password");
-  if (!url.path.empty())
-    o.db = static_cast<int>(parse_count("url: database", url.path, 0, 1 << 20));
+  if (!path.empty()) o.db = static_cast<int>(parse_count("url: database", path, 0, 1 << 20));
   if (auto v = settings.get("connect_timeout_ms"))
     o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
   if (auto v = settings.get("reconnect_max_ms"))

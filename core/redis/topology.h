@@ -1,6 +1,7 @@
-// Which node serves a key. A standalone server is one node; Cluster (slot
-// routing, one connection per node) and Sentinel (the current master) fit
-// behind the same interface in a later issue.
+// Which node serves a key. A standalone server, and Sentinel's current
+// master (the connection's resolver follows it, resolver.h), are one node;
+// Cluster (slot routing with cluster_slots.h, one connection per master)
+// fits behind the same interface.
 #pragma once
 
 #include <functional>

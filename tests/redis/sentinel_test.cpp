@@ -1,0 +1,203 @@
+// redis+sentinel://: the master, replica and sentinel of
+// scripts/lib/redis-sentinel.sh. The store finds the master through the
+// sentinel, with the sentinel's password apart from the master's, and
+// follows a failover without a restart.
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Ms = std::chrono::milliseconds;
+
+std::string sentinel_port() {
+  return env_or_fail("RL_TEST_SENTINEL_PORT");
+}
+
+// redis+sentinel://:<data password>@<sentinels>/<master>?sentinel_password=...
+std::string sentinel_url(
+    const std::string& extra = "", const std::string& sentinels = "127.0.0.1:" + sentinel_port(),
+    const std::string& master = env_or_fail("RL_TEST_SENTINEL_MASTER"),
+    const std::string& data_password = env_or_fail("RL_TEST_SENTINEL_DATA_PASSWORD"),
+    const std::string& sentinel_password = env_or_fail("RL_TEST_SENTINEL_PASSWORD")) {
+  return "redis+sentinel://:" + data_password + "@" + sentinels + "/" + master +
+         "?sentinel_password=" + sentinel_password + "&prefix=" + unique_prefix() +
+         (extra.empty() ? "" : "&" + extra);
+}
+
+std::string sentinel_cli(const std::string& args) {
+  return shell("redis-cli -p " + sentinel_port() + " -a " +
+               env_or_fail("RL_TEST_SENTINEL_PASSWORD") + " --no-auth-warning " + args);
+}
+
+// "127.0.0.1\n<port>\n" -> port
+std::string master_port() {
+  const std::string out =
+      sentinel_cli("sentinel get-master-addr-by-name " + env_or_fail("RL_TEST_SENTINEL_MASTER"));
+  const size_t nl = out.find('\n');
+  if (nl == std::string::npos) return "";
+  std::string port = out.substr(nl + 1);
+  while (!port.empty() && (port.back() == '\n' || port.back() == '\r')) port.pop_back();
+  return port;
+}
+
+Outcome one_acquire(const std::string& url) {
+  auto store = open_store(url, {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  return limiter.run(Op::acquire, "k", 1);
+}
+
+TEST(Sentinel, FindsTheMasterAndDecides) {
+  const Outcome o = one_acquire(sentinel_url());
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_TRUE(o.verdict.allowed);
+}
+
+TEST(Sentinel, AskTheNextSentinelWhenOneIsDown) {
+  // Port 1 on loopback: nobody listens, the connection is refused.
+  const Outcome o = one_acquire(sentinel_url("", "127.0.0.1:1,127.0.0.1:" + sentinel_port()));
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+}
+
+TEST(Sentinel, WrongSentinelPasswordIsAnAuthError) {
+  try {
+    one_acquire(sentinel_url("connect_timeout_ms=1000", "127.0.0.1:" + sentinel_port(),
+                             env_or_fail("RL_TEST_SENTINEL_MASTER"),
+                             env_or_fail("RL_TEST_SENTINEL_DATA_PASSWORD"), "not-it"));
+    ADD_FAILURE() << "opened with a wrong sentinel password";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::auth) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sentinel 127.0.0.1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("authentication failed"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("not-it"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Sentinel, WrongMasterPasswordIsAnAuthError) {
+  try {
+    one_acquire(sentinel_url("", "127.0.0.1:" + sentinel_port(),
+                             env_or_fail("RL_TEST_SENTINEL_MASTER"), "not-it"));
+    ADD_FAILURE() << "opened with a wrong master password";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::auth) << e.what();
+    EXPECT_NE(std::string(e.what()).find("via sentinel at 127.0.0.1:"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(std::string(e.what()).find("not-it"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Sentinel, UnknownMasterNameSaysSo) {
+  auto store = open_store(sentinel_url("connect_timeout_ms=300&timeout_ms=500",
+                                       "127.0.0.1:" + sentinel_port(), "no-such-master"),
+                          {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  const Outcome o = limiter.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::backend_unavailable) << o.message;
+  EXPECT_NE(o.message.find("knows no master named 'no-such-master'"), std::string::npos)
+      << o.message;
+}
+
+TEST(Sentinel, UrlNeedsTheMasterName) {
+  try {
+    open_store("redis+sentinel://127.0.0.1:" + sentinel_port(), {});
+    ADD_FAILURE() << "opened without a master name";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::invalid_arg) << e.what();
+    EXPECT_NE(std::string(e.what()).find("master's name"), std::string::npos) << e.what();
+  }
+}
+
+// SENTINEL FAILOVER while one thread decides without pause: decisions go on
+// on the new master, without a restart. A second store opened after the
+// sentinel named the new master shows where the first one's decisions land.
+// Figures: when the sentinel named the new master, when the store's
+// decisions reached it, how many decisions failed, and how many admitted
+// decisions the failover lost (asynchronous replication: what the old
+// master took after the replica was promoted is not on the new master).
+TEST(Sentinel, FollowsAFailover) {
+  const std::string master = env_or_fail("RL_TEST_SENTINEL_MASTER");
+  // The sentinel must know a replica in sync, or there is nowhere to go.
+  const auto ready_by = Clock::now() + std::chrono::seconds(20);
+  while (sentinel_cli("sentinel replicas " + master).find("master-link-status\nok") ==
+         std::string::npos) {
+    ASSERT_LT(Clock::now(), ready_by) << sentinel_cli("sentinel replicas " + master);
+    std::this_thread::sleep_for(Ms(100));
+  }
+  const std::string old_port = master_port();
+  ASSERT_NE(old_port, "");
+
+  // clock=manual: the window stands still, so every admitted decision
+  // takes exactly one from `remaining`. The circuit breaker counts its
+  // cooldown on that clock too: breaker_failures=0 keeps it out of the way.
+  const int64_t limit = 100000000;
+  const std::string prefix = unique_prefix();
+  auto url = [&] {
+    return sentinel_url("clock=manual&breaker_failures=0&timeout_ms=500&reconnect_max_ms=100") +
+           "&prefix=" + prefix;
+  };
+  auto store = open_store(url(), {});
+  Limiter limiter(store, limiter_settings("gcra", std::to_string(limit) + "/h"));
+  ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
+  int64_t allowed = 1;
+  int failures = 0;
+  int64_t calls = 0;
+  std::string last_message;
+  auto decide = [&] {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    ++calls;
+    if (o.code == Code::ok) {
+      allowed += o.verdict.allowed ? 1 : 0;
+      return true;
+    }
+    ++failures;
+    last_message = o.message;
+    EXPECT_TRUE(o.code == Code::backend_unavailable || o.code == Code::timeout) << o.message;
+    return false;
+  };
+
+  const auto t0 = Clock::now();
+  ASSERT_NE(sentinel_cli("sentinel failover " + master).find("OK"), std::string::npos);
+  // Until the sentinel names another master (redis-cli costs a few ms:
+  // look every 50 decisions).
+  while (calls % 50 != 0 || master_port() == old_port) {
+    ASSERT_LT(Clock::now() - t0, std::chrono::seconds(30)) << "the sentinel never switched";
+    decide();
+  }
+  const auto switched = Clock::now();
+
+  // Then until a decision of the store shows on the new master.
+  auto probe_store = open_store(url(), {});
+  Limiter probe(probe_store, limiter_settings("gcra", std::to_string(limit) + "/h"));
+  auto on_new_master = [&] {
+    const Outcome p = probe.run(Op::peek, "k", 0);
+    EXPECT_EQ(p.code, Code::ok) << p.message;
+    return p.verdict.remaining;
+  };
+  std::optional<Clock::time_point> followed;
+  while (!followed) {
+    ASSERT_LT(Clock::now() - t0, std::chrono::seconds(30))
+        << "the store never followed; last failure: " << last_message;
+    const int64_t before = on_new_master();
+    if (decide() && on_new_master() == before - 1) followed = Clock::now();
+  }
+  const int64_t counted = limit - on_new_master();
+  auto ms = [&](Clock::time_point t) { return std::chrono::duration_cast<Ms>(t - t0).count(); };
+  std::cout << "failover: the sentinel named the new master after " << ms(switched)
+            << " ms, the store's decisions reached it after " << ms(*followed) << " ms; "
+            << failures << " of " << calls << " decisions failed"
+            << (failures > 0 ? " (last: " + last_message + ")" : std::string()) << "; admitted "
+            << allowed << ", counted by the new master " << counted << ", lost "
+            << allowed - counted << "\n";
+  // The store follows the announcement (+switch-master, shortly after the
+  // sentinel names the new master) within the reconnect backoff: 2 s of
+  // slack.
+  EXPECT_LT(*followed - switched, std::chrono::seconds(2));
+  EXPECT_LE(counted, allowed);  // nothing counted twice
+}
+
+}  // namespace
+}  // namespace rl::test

@@ -1,0 +1,199 @@
+// rediss://: TLS servers of scripts/lib/redis-tls.sh (a CA made for the
+// run). A verified connection decides; every way verification or mutual TLS
+// can fail is a clear error naming the cause, and never a credential.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <vector>
+
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Us = std::chrono::microseconds;
+
+std::string tls_file(const std::string& name) {
+  return env_or_fail("RL_TEST_TLS_DIR") + "/" + name;
+}
+
+// rediss://HOST:PORT?prefix=...&tls_ca_file=<ca.pem>&<extra>
+std::string rediss_url(const std::string& port_variable, const std::string& extra = "",
+                       const std::string& host = "127.0.0.1", const std::string& credentials = "") {
+  return "rediss://" + credentials + host + ":" + env_or_fail(port_variable.c_str()) +
+         "?prefix=" + unique_prefix() + "&connect_timeout_ms=2000" +
+         (extra.find("tls_ca_file") == std::string::npos ? "&tls_ca_file=" + tls_file("ca.pem")
+                                                         : "") +
+         (extra.empty() ? "" : "&" + extra);
+}
+
+Outcome one_acquire(const std::string& url) {
+  auto store = open_store(url, {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  return limiter.run(Op::acquire, "k", 1);
+}
+
+// Opening `url` fails with `code`, naming every needle, within the connect
+// timeout (a TLS failure is not retried until the deadline).
+void expect_open_error(const std::string& url, Code code, std::vector<std::string> needles) {
+  const auto start = Clock::now();
+  try {
+    one_acquire(url);
+    ADD_FAILURE() << "opening succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const std::string& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "no '" << n << "' in " << e.what();
+    EXPECT_EQ(std::string(e.what()).find("tls-secret"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1500));
+}
+
+TEST(Tls, VerifiedConnectionDecides) {
+  const Outcome o = one_acquire(rediss_url("RL_TEST_REDISS_PORT"));
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_TRUE(o.verdict.allowed);
+}
+
+TEST(Tls, HostNameIsVerifiedAgainstTheCertificate) {
+  // The certificate names localhost and 127.0.0.1: both verify.
+  const Outcome o = one_acquire(rediss_url("RL_TEST_REDISS_PORT", "", "localhost"));
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+}
+
+TEST(Tls, WrongCaIsAClearError) {
+  expect_open_error(rediss_url("RL_TEST_REDISS_PORT", "tls_ca_file=" + tls_file("other-ca.pem"),
+                               "127.0.0.1", ":tls-secret@"),
+                    Code::auth, {"certificate failed verification", "tls_ca_file"});
+}
+
+TEST(Tls, HostNameMismatchIsAClearError) {
+  expect_open_error(rediss_url("RL_TEST_REDISS_PORT", "tls_server_name=wrong.example"), Code::auth,
+                    {"certificate failed verification", "hostname mismatch"});
+}
+
+TEST(Tls, SkippingVerificationIsAnExplicitSetting) {
+  const Outcome o =
+      one_acquire(rediss_url("RL_TEST_REDISS_PORT", "tls_ca_file=" + tls_file("other-ca.pem") +
+                                                        "&tls_insecure_skip_verify=true"));
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+}
+
+TEST(Tls, MutualTlsWorksWithAClientCertificate) {
+  const Outcome o = one_acquire(rediss_url(
+      "RL_TEST_REDISS_MTLS_PORT",
+      "tls_cert_file=" + tls_file("client.pem") + "&tls_key_file=" + tls_file("client.key")));
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_TRUE(o.verdict.allowed);
+}
+
+TEST(Tls, MutualTlsWithoutAClientCertificateIsAClearError) {
+  expect_open_error(rediss_url("RL_TEST_REDISS_MTLS_PORT"), Code::auth,
+                    {"refused the client certificate", "tls_cert_file"});
+}
+
+// A plain server reads a TLS hello as a command that never ends: the
+// handshake goes unanswered until connect_timeout_ms, then says why.
+TEST(Tls, TlsToAPlainPortSaysSo) {
+  auto store = open_store("rediss://127.0.0.1:" + env_or_fail("RL_TEST_REDIS_PORT") +
+                              "?tls_ca_file=" + tls_file("ca.pem") +
+                              "&connect_timeout_ms=200&timeout_ms=1000",
+                          {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  const Outcome o = limiter.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::backend_unavailable) << o.message;
+  EXPECT_NE(o.message.find("TLS handshake (a plain port? use redis://)"), std::string::npos)
+      << o.message;
+}
+
+TEST(Tls, PlaintextToATlsPortSaysSo) {
+  auto store = open_store("redis://127.0.0.1:" + env_or_fail("RL_TEST_REDISS_PORT") +
+                              "?connect_timeout_ms=500&timeout_ms=500",
+                          {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  const Outcome o = limiter.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::backend_unavailable) << o.message;
+  EXPECT_NE(o.message.find("rediss://"), std::string::npos) << o.message;
+}
+
+TEST(Tls, FilesThatDoNotLoadNameTheSetting) {
+  auto expect_invalid = [](const std::string& extra, const std::string& needle) {
+    try {
+      open_store(rediss_url("RL_TEST_REDISS_PORT", extra), {});
+      ADD_FAILURE() << extra << " opened";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::invalid_arg) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid("tls_ca_file=/nonexistent/ca.pem",
+                 "tls_ca_file: cannot read '/nonexistent/ca.pem': No such file");
+  expect_invalid("tls_ca_file=" + tls_file("client.key"), "tls_ca_file: cannot load");
+  expect_invalid("tls_ca_dir=/nonexistent", "tls_ca_dir");
+  expect_invalid(
+      "tls_cert_file=" + tls_file("client.pem") + "&tls_key_file=" + tls_file("server.key"),
+      "tls_key_file");
+  expect_invalid("tls_cert_file=" + tls_file("client.pem"), "without tls_key_file");
+  // TLS settings on a plain URL are a mistake, not ignored.
+  try {
+    open_store(redis_url("tls_ca_file=" + tls_file("ca.pem")), {});
+    ADD_FAILURE() << "tls_ca_file on redis:// opened";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only rediss://"), std::string::npos) << e.what();
+  }
+}
+
+// A TLS connection that breaks once it is up is an outage like any other
+// (never RL_E_AUTH), and the store reconnects over TLS.
+TEST(Tls, ALostConnectionIsAnOutageAndReconnects) {
+  auto store =
+      open_store(rediss_url("RL_TEST_REDISS_PORT", "reconnect_max_ms=50&breaker_failures=0"), {});
+  Limiter limiter(store, limiter_settings("gcra", "1000000/s"));
+  ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
+  shell("redis-cli --tls --cacert " + tls_file("ca.pem") + " -p " +
+        env_or_fail("RL_TEST_REDISS_PORT") + " client kill type normal");
+  const auto start = Clock::now();
+  for (;;) {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    if (o.code == Code::ok) break;
+    // Between reconnect attempts calls fail at once: many, all outages.
+    ASSERT_EQ(o.code, Code::backend_unavailable) << o.message;
+    ASSERT_LT(Clock::now() - start, std::chrono::seconds(1)) << o.message;
+  }
+  std::cout << "TLS reconnect: first success "
+            << std::chrono::duration_cast<Us>(Clock::now() - start).count() / 1000
+            << " ms after the connection was killed\n";
+}
+
+// The figures of docs/redis.md: the cost of a TLS connection (open: TCP +
+// TLS handshake + AUTH/PING) and of a decision over it, beside plain TCP.
+TEST(Tls, HandshakeAndDecisionCost) {
+  auto measure = [](const std::string& url, const char* what) {
+    std::vector<int64_t> opens;
+    std::vector<int64_t> decisions;
+    for (int i = 0; i < 5; ++i) {
+      const auto t0 = Clock::now();
+      auto store = open_store(url, {});
+      Limiter limiter(store, limiter_settings("gcra", "1000000/s"));
+      ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
+      opens.push_back(std::chrono::duration_cast<Us>(Clock::now() - t0).count());
+      for (int j = 0; j < 400; ++j) {
+        const auto s = Clock::now();
+        ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
+        decisions.push_back(std::chrono::duration_cast<Us>(Clock::now() - s).count());
+      }
+    }
+    std::sort(opens.begin(), opens.end());
+    std::sort(decisions.begin(), decisions.end());
+    std::cout << what << ": open + first decision median " << opens[opens.size() / 2]
+              << " us; sync decision median " << decisions[decisions.size() / 2] << " us, p99 "
+              << decisions[decisions.size() * 99 / 100] << " us\n";
+  };
+  measure(redis_url(), "tcp");
+  measure(rediss_url("RL_TEST_REDISS_PORT"), "tls");
+}
+
+}  // namespace
+}  // namespace rl::test
