@@ -25,9 +25,17 @@ import rl
 ROOT = Path(__file__).resolve().parents[3]
 CASE_FIELDS = {"name", "limiter", "clock", "error", "message_contains", "steps"}
 VERBS = {"acquire", "peek", "refund", "reset", "advance"}
-STEP_MODIFIERS = {"repeat", "each", "expect", "error", "message_contains"}
+STEP_MODIFIERS = {"repeat", "each", "expect", "error", "message_contains", "allowed_count"}
 REQUEST_FIELDS = {"key", "key_hex", "key_len", "cost"}
-DECISION_FIELDS = {"allowed", "limit", "remaining", "retry_after_us", "reset_after_us", "limit_index"}
+DECISION_FIELDS = {
+    "allowed",
+    "limit",
+    "remaining",
+    "retry_after_us",
+    "reset_after_us",
+    "limit_index",
+    "suppression_factor",
+}
 
 
 class BadCase(Exception):
@@ -51,6 +59,13 @@ def to_int(text: Any, what: str) -> int:
     return value
 
 
+def to_float(text: Any, what: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise BadCase(f"{what}: {text!r} is not a number") from None
+
+
 def to_bool(text: Any, what: str) -> bool:
     if text in ("true", "false"):
         return text == "true"
@@ -65,6 +80,7 @@ def fields_of(d: rl.Decision) -> dict:
         "retry_after_us": -1 if d.retry_after < 0 else d.retry_after_us,
         "reset_after_us": d.reset_after_us,
         "limit_index": d.limit_index,
+        "suppression_factor": d.suppression_factor,
     }
 
 
@@ -73,7 +89,12 @@ def compare_decision(expect: Any, decision: rl.Decision, where: str) -> str:
     got = fields_of(decision)
     diffs = []
     for field, text in expect.items():
-        want = to_bool(text, f"{where}.allowed") if field == "allowed" else to_int(text, f"{where}.{field}")
+        if field == "allowed":
+            want: Any = to_bool(text, f"{where}.allowed")
+        elif field == "suppression_factor":
+            want = to_float(text, f"{where}.{field}")
+        else:
+            want = to_int(text, f"{where}.{field}")
         if want != got[field]:
             diffs.append(f"{field}: expected {want}, got {got[field]}")
     return "" if not diffs else f"{', '.join(diffs)} in {got}"
@@ -163,6 +184,7 @@ class Runner:
                 raise BadCase(f"{where}.repeat must be at least 1")
             if verb not in ("acquire", "peek", "refund") and ("expect" in step or "each" in step):
                 raise BadCase(f"{where}: {verb} returns no decision to expect")
+            allowed = 0  # over the repeats, for allowed_count
             for i in range(1, repeat + 1):
                 at = where if repeat == 1 else f"{where} #{i} of {repeat}"
                 decision, failure = await self.call(store, limiter, verb, step[verb], at)
@@ -171,6 +193,7 @@ class Runner:
                     return f"{at}: {diff}"
                 if failure is not None:
                     continue
+                allowed += 1 if decision is not None and decision.allowed else 0
                 checks = []
                 if "each" in step:
                     checks.append(("each", step["each"]))
@@ -180,6 +203,10 @@ class Runner:
                     diff = compare_decision(expect, decision, f"{at}.{name}")
                     if diff:
                         return f"{at}: {diff}"
+            if "allowed_count" in step:
+                want = to_int(step["allowed_count"], f"{where}.allowed_count")
+                if allowed != want:
+                    return f"{where}: allowed_count = {allowed}, want {want}"
         return ""
 
     async def case(self, case: Any, url: str) -> str:

@@ -45,7 +45,12 @@ class Decision:
         allowed; -1.0 when it never can be (its cost is above the burst).
     reset_after: seconds until the key is back to full capacity.
     limit_index: which limit decided, an index into Limiter.limits.
-    source: who decided (Source.STORE unless the store had an outage).
+    source: who decided (Source.STORE unless the store had an outage or
+        the limiter's denied-key cache answered).
+    suppression_factor: algorithm "suppressed": the share of calls it
+        suppressed when this one was decided (0.0 below the limit, 1.0 above
+        the hard limit; in between this call was admitted with probability
+        1 - suppression_factor); 0.0 for every other algorithm.
     """
 
     allowed: bool
@@ -55,6 +60,7 @@ class Decision:
     reset_after: float
     limit_index: int = 0
     source: Source = Source.STORE
+    suppression_factor: float = 0.0
 
     def __bool__(self) -> bool:
         return self.allowed
@@ -74,7 +80,7 @@ class Decision:
 # librl's decision on memory://): it needs the slots in this order.
 native.set_decision_type(
     Decision,
-    ("allowed", "limit", "remaining", "retry_after", "reset_after", "limit_index", "source"),
+    ("allowed", "limit", "remaining", "retry_after", "reset_after", "limit_index", "source", "suppression_factor"),
     _SOURCES,
 )
 

@@ -56,24 +56,26 @@ static void rl_raise(int status, const char* message) {
 }
 
 /* The package's Decision class (a frozen dataclass with slots), the offsets
- * of its seven fields, and the Source member of each rl_source: decisions
+ * of its eight fields, and the Source member of each rl_source: decisions
  * are built here, without running the dataclass's __init__ (which costs
  * more than librl's decision on memory://). See set_decision_type. */
-#define RL_DECISION_FIELDS 7
+#define RL_DECISION_FIELDS 8
 static PyTypeObject* rl_decision_type = NULL;
 static Py_ssize_t rl_decision_offsets[RL_DECISION_FIELDS];
 static PyObject* rl_sources = NULL; /* tuple: rl_source -> Source */
 
 /* Before set_decision_type: (allowed, limit, remaining, retry_after_us,
- * reset_after_us, source, limit_index). */
+ * reset_after_us, source, limit_index, suppression_factor). */
 static PyObject* rl_decision_tuple(const rl_decision* d) {
-  return Py_BuildValue("(NLLLLii)", PyBool_FromLong(d->allowed), (long long)d->limit,
+  return Py_BuildValue("(NLLLLiid)", PyBool_FromLong(d->allowed), (long long)d->limit,
                        (long long)d->remaining, (long long)d->retry_after_us,
-                       (long long)d->reset_after_us, (int)d->source, (int)d->limit_index);
+                       (long long)d->reset_after_us, (int)d->source, (int)d->limit_index,
+                       d->suppression_factor);
 }
 
 /* A Decision: allowed, limit, remaining, retry_after (s; -1.0 never),
- * reset_after (s), limit_index, source, in the dataclass's field order. */
+ * reset_after (s), limit_index, source, suppression_factor, in the
+ * dataclass's field order. */
 static PyObject* rl_decision_object(const rl_decision* d) {
   if (!rl_decision_type) return rl_decision_tuple(d);
   Py_ssize_t n_sources = PyTuple_GET_SIZE(rl_sources);
@@ -86,7 +88,8 @@ static PyObject* rl_decision_object(const rl_decision* d) {
       PyFloat_FromDouble(d->retry_after_us < 0 ? -1.0 : (double)d->retry_after_us / 1e6),
       PyFloat_FromDouble((double)d->reset_after_us / 1e6),
       PyLong_FromLong((long)d->limit_index),
-      source};
+      source,
+      PyFloat_FromDouble(d->suppression_factor)};
   PyObject* obj = NULL;
   int ok = 1;
   for (int i = 0; i < RL_DECISION_FIELDS; i++) ok = ok && values[i] != NULL;
@@ -550,7 +553,7 @@ void set_error_factory(PyObject* factory) {
 PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) {
   if (!PyType_Check(cls) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != RL_DECISION_FIELDS ||
       !PyTuple_Check(sources) || PyTuple_GET_SIZE(sources) < 1) {
-    PyErr_SetString(PyExc_TypeError, "set_decision_type(cls, 7 field names, sources tuple)");
+    PyErr_SetString(PyExc_TypeError, "set_decision_type(cls, 8 field names, sources tuple)");
     return NULL;
   }
   Py_ssize_t offsets[RL_DECISION_FIELDS];
@@ -787,6 +790,7 @@ rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, s
   rl_py_entry* e = rl_entry_new(q, fut, 1);
   if (!e) return RL_E_NO_MEMORY;
   return rl_started(
-      rl_limiter_acquire_batch_async(limiter, requests, count, rl_on_batch_complete, e, err), e);
+      rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
+                                               rl_on_batch_complete, e, err), e);
 }
 %}
