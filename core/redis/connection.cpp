@@ -370,6 +370,12 @@ class NodeConnection final : public Connection {
     // Plaintext to a TLS port ends so: the server drops what is not TLS.
     if (state_ == State::handshaking && !stream_.is_tls())
       why += " during the handshake (a TLS port? use rediss://)";
+    // TLS 1.3 checks the client's certificate after the client finished its
+    // part: a server that wants one may just close, its alert unread.
+    if (state_ == State::handshaking && stream_.is_tls() && tls_done_)
+      why +=
+          " after the TLS handshake (does it want a client certificate? tls_cert_file, "
+          "tls_key_file)";
     return failure(Code::backend_unavailable, why);
   }
 

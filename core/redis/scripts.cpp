@@ -15,7 +15,9 @@ struct Entry {
 
 // Generated: {"gcra", "acquire", {"<sha1>", R"rl_lua(...)rl_lua", "rl_<version>_gcra_acquire"}},
 // ...
-constexpr Entry kScripts[] = {
+// const, not constexpr: clang would measure every script at compile time and
+// pass its constexpr step limit.
+const Entry kScripts[] = {
 #include "redis_scripts.inc"
 };
 
@@ -30,7 +32,7 @@ std::string_view op_name(Op op) {
 }
 
 // Generated: "rl_<version>", R"rl_lua(#!lua name=rl_<version>...)rl_lua"
-constexpr Library kLibrary{
+const Library kLibrary{
 #include "redis_library.inc"
 };
 
