@@ -107,6 +107,19 @@ local function now_us(at)
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
+-- Space-separated integers (the limits argument, a stored value).
+local function numbers_of(raw)
+  -- Split on single spaces with find: a third of the cost of gmatch.
+  local nums, from = {}, 1
+  while true do
+    local space = find(raw, ' ', from, true)
+    nums[#nums + 1] = tonumber(sub(raw, from, space and space - 1))
+    if not space then break end
+    from = space + 1
+  end
+  return nums
+end
+
 -- Parsed limits by their argument. A script starts empty each call; a
 -- Function library keeps it, so a policy is parsed once per server.
 local parsed_limits, parsed_count = {}, 0
@@ -114,13 +127,7 @@ local parsed_limits, parsed_count = {}, 0
 local function limits_of(text)
   local rates = parsed_limits[text]
   if rates then return rates end
-  local nums, from = {}, 1
-  while true do
-    local space = find(text, ' ', from, true)
-    nums[#nums + 1] = tonumber(sub(text, from, space and space - 1))
-    if not space then break end
-    from = space + 1
-  end
+  local nums = numbers_of(text)
   rates = { min_ttl = nums[1] }
   for i = 1, (#nums - 1) / 6 do
     local at = 1 + (i - 1) * 6
@@ -140,19 +147,7 @@ local function limits_of(text)
   return rates
 end
 
--- The stored value: the integers of every limit's state, space-separated.
-local function numbers_of(raw)
-  -- Split on single spaces with find: a third of the cost of gmatch.
-  local nums, from = {}, 1
-  while true do
-    local space = find(raw, ' ', from, true)
-    nums[#nums + 1] = tonumber(sub(raw, from, space and space - 1))
-    if not space then break end
-    from = space + 1
-  end
-  return nums
-end
-
+-- The stored value: the integers of every limit's state.
 local function load(key, algo, rates)
   local raw = call('GET', key)
   local nums = raw and numbers_of(raw) or {}

@@ -17,17 +17,6 @@ const std::string& batch_function() {
   return name;
 }
 
-bool starts_with(const std::string& text, std::string_view prefix) {
-  return std::string_view(text).substr(0, prefix.size()) == prefix;
-}
-
-// The batch function did not run at all: not loaded, or not allowed.
-bool batch_not_run(const Reply& r) {
-  return r.is_error() &&
-         (starts_with(r.text, "ERR Function not found") ||
-          starts_with(r.text, "ERR unknown command") || starts_with(r.text, "NOPERM"));
-}
-
 void fail(std::vector<std::shared_ptr<ReplyHandler>>& dones, Code code, const std::string& why) {
   for (auto& done : dones) (*done)(Failure{code, why}, {});
 }
@@ -141,7 +130,7 @@ void Coalescer::send_batch(Connection& node, const std::shared_ptr<std::vector<W
       Reply& reply = replies[c];
       const size_t from = c * kMaxPerFcall;
       const size_t to = std::min(calls->size(), from + kMaxPerFcall);
-      if (batch_not_run(reply)) {
+      if (function_not_run(reply)) {  // the batch function did not run at all
         for (size_t i = from; i < to; ++i) again.push_back((*calls)[i]);
         continue;
       }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "error.h"
+#include "error_reply.h"
 
 namespace rl::redis {
 namespace {
@@ -39,13 +40,7 @@ std::string format_call(const ScriptCall& call, Way way) {
 }
 
 bool starts_with(const Reply& r, std::string_view prefix) {
-  return r.is_error() && std::string_view(r.text).substr(0, prefix.size()) == prefix;
-}
-
-// FCALL or FUNCTION LOAD cannot be used here at all: not a command of this
-// server (Redis 6), or not one this ACL user may run.
-bool functions_refused(const Reply& r) {
-  return starts_with(r, "ERR unknown command") || starts_with(r, "NOPERM");
+  return r.is_error() && starts_with_any(r.text, {prefix});
 }
 
 // One run: the calls, their replies as they become final, and who is told.
@@ -69,8 +64,7 @@ std::optional<Way> next_way(const Reply& r, Way way, bool load_failed) {
       if (starts_with(r, "ERR Function not found")) return Way::load_then_fcall;
       return std::nullopt;
     case Way::load_then_fcall:
-      if (load_failed || functions_refused(r) || starts_with(r, "ERR Function not found"))
-        return Way::evalsha;
+      if (load_failed || function_not_run(r)) return Way::evalsha;
       return std::nullopt;
     case Way::evalsha:
       if (starts_with(r, "NOSCRIPT")) return Way::eval;
@@ -131,6 +125,15 @@ void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way 
 }
 
 }  // namespace
+
+bool functions_refused(const Reply& r) {
+  return r.is_error() && starts_with_any(r.text, {"ERR unknown command", "NOPERM"});
+}
+
+bool function_not_run(const Reply& r) {
+  return functions_refused(r) ||
+         (r.is_error() && starts_with_any(r.text, {"ERR Function not found"}));
+}
 
 ScriptMode parse_script_mode(std::string_view text) {
   // Settings::set checked it is one of the two.

@@ -27,6 +27,12 @@ struct ScriptCall {
 
 enum class ScriptMode { functions, scripts };
 
+// FCALL or FUNCTION LOAD cannot be used here at all: not a command of this
+// server (Redis 6), or not one this ACL user may run.
+bool functions_refused(const Reply& r);
+// An FCALL that did not run: its function is not loaded, or refused above.
+bool function_not_run(const Reply& r);
+
 // The store setting script_mode ("functions", the default, or "scripts").
 ScriptMode parse_script_mode(std::string_view text);
 
