@@ -18,7 +18,7 @@
         "<!(node -p \"require('path').dirname(require.resolve('node-addon-api/package.json'))\")",
         "<!@(node scripts/rl-paths.js include)"
       ],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++20", "-fexceptions", "-Wall", "-Wextra", "-Werror"],

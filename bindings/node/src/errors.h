@@ -11,6 +11,10 @@ namespace rlnode {
 
 // new RlError(rl_status_name(status), message): the class lib/errors.js defines.
 Napi::Value MakeRlError(Napi::Env env, int status, const std::string& message);
+// The same without exceptions: nullptr when JS cannot run (a worker being
+// terminated), where node-addon-api would abort the process building its
+// own error.
+napi_value TryRlError(napi_env env, int status, const std::string& message);
 
 // Throws the RlError for err (which it frees) when status is not RL_OK. err
 // is read by reference, after the call that fills it has run:

@@ -1,5 +1,7 @@
 #include "pending_call.h"
 
+#include <iterator>
+
 #include "addon_data.h"
 #include "errors.h"
 #include "store.h"
@@ -15,17 +17,31 @@ void Finish(PendingCall* call, rl_status status, const rl_error* err) {
 
 }  // namespace
 
+napi_value TryDecisionObject(napi_env env, const rl_decision& d) {
+  const double fields[] = {
+      static_cast<double>(d.allowed),        static_cast<double>(d.limit),
+      static_cast<double>(d.remaining),      static_cast<double>(d.retry_after_us),
+      static_cast<double>(d.reset_after_us), static_cast<double>(d.limit_index),
+      static_cast<double>(d.source),         d.suppression_factor,
+  };
+  napi_value args[std::size(fields)];
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    if (napi_create_double(env, fields[i], &args[i]) != napi_ok) return nullptr;
+  }
+  napi_value undefined = nullptr;
+  napi_value decision = nullptr;
+  if (napi_get_undefined(env, &undefined) != napi_ok ||
+      napi_call_function(env, undefined, DataOf(env).decision_of.Value(), std::size(args), args,
+                         &decision) != napi_ok) {
+    return nullptr;
+  }
+  return decision;
+}
+
 Napi::Value DecisionObject(Napi::Env env, const rl_decision& d) {
-  return DataOf(env).decision_of.Call({
-      Napi::Number::New(env, d.allowed),
-      Napi::Number::New(env, static_cast<double>(d.limit)),
-      Napi::Number::New(env, static_cast<double>(d.remaining)),
-      Napi::Number::New(env, static_cast<double>(d.retry_after_us)),
-      Napi::Number::New(env, static_cast<double>(d.reset_after_us)),
-      Napi::Number::New(env, d.limit_index),
-      Napi::Number::New(env, d.source),
-      Napi::Number::New(env, d.suppression_factor),
-  });
+  napi_value decision = TryDecisionObject(env, d);
+  if (decision == nullptr) throw Napi::Error::New(env);
+  return {env, decision};
 }
 
 void StoreLastDecision(Napi::Env env, const rl_decision& d) {
@@ -40,25 +56,34 @@ void StoreLastDecision(Napi::Env env, const rl_decision& d) {
   out[7] = d.suppression_factor;
 }
 
-Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {
-  Napi::Array array = Napi::Array::New(env, decisions.size());
-  for (size_t i = 0; i < decisions.size(); ++i) array.Set(i, DecisionObject(env, decisions[i]));
+napi_value TryDecisionArray(napi_env env, const std::vector<rl_decision>& decisions) {
+  napi_value array = nullptr;
+  if (napi_create_array_with_length(env, decisions.size(), &array) != napi_ok) return nullptr;
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    napi_value decision = TryDecisionObject(env, decisions[i]);
+    if (decision == nullptr || napi_set_element(env, array, i, decision) != napi_ok) return nullptr;
+  }
   return array;
 }
 
-void PendingCall::Settle(Napi::Env env) {
+Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {
+  napi_value array = TryDecisionArray(env, decisions);
+  if (array == nullptr) throw Napi::Error::New(env);
+  return {env, array};
+}
+
+bool PendingCall::Settle(napi_env env) {
   napi_value value = nullptr;
   if (status != RL_OK) {
-    value = MakeRlError(env, status, message);
-    napi_reject_deferred(env, deferred, value);
-    return;
+    value = TryRlError(env, status, message);
+    return value != nullptr && napi_reject_deferred(env, deferred, value) == napi_ok;
   }
   switch (answer) {
-    case Answer::decision: value = DecisionObject(env, decisions.at(0)); break;
-    case Answer::nothing: value = env.Undefined(); break;
-    case Answer::decisions: value = DecisionArray(env, decisions); break;
+    case Answer::decision: value = TryDecisionObject(env, decisions.at(0)); break;
+    case Answer::nothing: napi_get_undefined(env, &value); break;
+    case Answer::decisions: value = TryDecisionArray(env, decisions); break;
   }
-  napi_resolve_deferred(env, deferred, value);
+  return value != nullptr && napi_resolve_deferred(env, deferred, value) == napi_ok;
 }
 
 void OnDecision(void* user_data, rl_status status, const rl_decision* decision,

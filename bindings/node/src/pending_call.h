@@ -31,7 +31,9 @@ struct PendingCall {
   std::vector<rl_decision> decisions;
 
   // Resolves or rejects the promise. JS thread only, inside a handle scope.
-  void Settle(Napi::Env env);
+  // False when JS can no longer run in env (a worker being terminated):
+  // nothing is settled then, and nothing throws.
+  bool Settle(napi_env env);
 };
 
 // The JS decision (lib/decision.js decisionOf) of d.

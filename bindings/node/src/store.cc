@@ -190,14 +190,13 @@ void Store::Deliver(napi_env env, napi_value, void* context, void*) {
     std::lock_guard lock(store->mutex_);
     calls.swap(store->completed_);
   }
+  bool js_runs = true;
   for (PendingCall* call : calls) {
-    {
+    if (js_runs) {
       Napi::HandleScope scope(env);
-      try {
-        call->Settle(env);
-      } catch (const Napi::Error&) {
-        // Settling only fails when the environment is going away.
-      }
+      // Settling only fails when the environment is going away: the rest
+      // of the batch is then only freed.
+      js_runs = call->Settle(env);
     }
     if (call->wait_id != 0) store->waits_.erase(call->wait_id);
     const bool counted = !call->abandoned;

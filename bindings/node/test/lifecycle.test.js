@@ -112,6 +112,25 @@ test('worker_threads: each worker has its own stores, and ending one does not di
   store.close();
 });
 
+// Answers that reach a worker whose JS has stopped are dropped, not turned
+// into an error that node-addon-api would abort the process on.
+test('worker_threads terminated while answers stream in end cleanly', async () => {
+  for (let round = 0; round < 20; round++) {
+    const { worker } = await runWorker({
+      url: redisUrl ?? 'memory://',
+      inline: false,
+      name: uniqueName('flood'),
+      limit: '5/1h',
+      key: 'k',
+      attempts: 1,
+      leaveOpen: true,
+      flood: true,
+    });
+    await new Promise((resolve) => setTimeout(resolve, round % 5));
+    assert.equal(await worker.terminate(), 1);
+  }
+});
+
 test('worker_threads share one Redis key exactly', { skip: noRedis }, async () => {
   const name = uniqueName('workers');
   const runs = [1, 2, 3, 4].map(() => runWorker({ url: redisUrl, inline: true, name, limit: '100/1h', key: 'shared', attempts: 60 }));
