@@ -46,7 +46,8 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     }
     return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
-  if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel") {
+  if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel" ||
+      url.scheme == "redis+cluster") {
     BreakerOptions breaker;
     if (auto v = settings.get("breaker_failures")) {
       breaker.failures = parse_count("breaker_failures", *v, 0, 1000000);
@@ -58,11 +59,8 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     return std::make_shared<FailoverStore>(open_redis_store(url, settings, std::move(clock)),
                                            breaker, local_max_keys);
   }
-  if (url.scheme == "redis+cluster") {
-    throw Error(Code::unsupported, "url: " + url.scheme + ":// is not supported by this build yet");
-  }
   fail_invalid("url: unknown scheme " + quote(url.scheme) +
-               "; use memory://, redis://, rediss:// or redis+sentinel://");
+               "; use memory://, redis://, rediss://, redis+sentinel:// or redis+cluster://");
 }
 
 }  // namespace rl

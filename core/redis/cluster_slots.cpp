@@ -80,6 +80,20 @@ const ClusterNode* SlotMap::master_for(uint16_t slot) const {
   return index < 0 ? nullptr : &masters_[static_cast<size_t>(index)];
 }
 
+int SlotMap::assign(uint16_t slot, const ClusterNode& node) {
+  int index = -1;
+  for (size_t i = 0; i < masters_.size(); ++i) {
+    if (masters_[i] == node) index = static_cast<int>(i);
+  }
+  if (index < 0) {
+    if (masters_.size() >= kClusterSlots) return owner_[slot];
+    index = static_cast<int>(masters_.size());
+    masters_.push_back(node);
+  }
+  owner_[slot] = static_cast<int16_t>(index);
+  return index;
+}
+
 std::optional<Redirect> parse_redirect(std::string_view text) {
   Redirect r;
   if (text.substr(0, 6) == "MOVED ") {

@@ -1,7 +1,7 @@
 // Redis Cluster's routing, with no I/O: the slot of a key, the slot map
 // from a CLUSTER SLOTS reply, and what a MOVED or ASK reply says. The
-// first piece of redis+cluster:// (not wired to a URL yet: the cluster
-// topology, per-node connections and a batch split by node come next).
+// routing half of redis+cluster:// (cluster_topology.h holds the
+// connections).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +35,10 @@ class SlotMap {
 
   // nullptr for an uncovered slot.
   const ClusterNode* master_for(uint16_t slot) const;
+  // The index in masters() of the slot's master, or -1.
+  int owner_of(uint16_t slot) const { return owner_[slot]; }
+  // A MOVED reply: `node` serves `slot` now. Returns its index in masters().
+  int assign(uint16_t slot, const ClusterNode& node);
   // Each master once, in the order of its first slot.
   const std::vector<ClusterNode>& masters() const { return masters_; }
 

@@ -23,12 +23,14 @@ void fail(std::vector<std::shared_ptr<ReplyHandler>>& dones, Code code, const st
 
 }  // namespace
 
-void Coalescer::run(Connection& node, ScriptCall call, Deadline deadline, ReplyHandler done) {
+void Coalescer::run(Connection& node, uint32_t slot, ScriptCall call, Deadline deadline,
+                    ReplyHandler done) {
+  const LaneKey key{&node, slot};
   Waiting w{std::move(call), deadline, std::make_shared<ReplyHandler>(std::move(done))};
   bool alone_outside_lane = runner_.mode() != ScriptMode::functions;
   if (!alone_outside_lane) {
     std::lock_guard lock(mutex_);
-    Lane& lane = lanes_[&node];
+    Lane& lane = lanes_[key];
     if (!lane.busy) {
       lane.busy = true;
       lane.in_flight_deadline = deadline;
@@ -48,28 +50,28 @@ void Coalescer::run(Connection& node, ScriptCall call, Deadline deadline, ReplyH
                        });
   }
   try {
-    send_alone(node, w);
+    send_alone(key, w);
   } catch (const Error&) {
-    next(node);  // fails what waits behind it: the store is closed
+    next(key);  // fails what waits behind it: the store is closed
     throw;
   }
 }
 
-void Coalescer::send_alone(Connection& node, Waiting& w) {
+void Coalescer::send_alone(LaneKey lane, Waiting& w) {
   std::vector<ScriptCall> calls;
   calls.push_back(std::move(w.call));
-  runner_.run(node, std::move(calls), w.deadline,
-              [this, &node, done = w.done](Failure&& f, std::vector<Reply>&& replies) {
-                next(node);
+  runner_.run(*lane.first, std::move(calls), w.deadline,
+              [this, lane, done = w.done](Failure&& f, std::vector<Reply>&& replies) {
+                next(lane);
                 (*done)(std::move(f), std::move(replies));
               });
 }
 
-void Coalescer::next(Connection& node) {
+void Coalescer::next(LaneKey key) {
   auto batch = std::make_shared<std::vector<Waiting>>();
   {
     std::lock_guard lock(mutex_);
-    Lane& lane = lanes_[&node];
+    Lane& lane = lanes_[key];
     if (lane.waiting.empty()) {
       lane.busy = false;
       return;
@@ -80,11 +82,11 @@ void Coalescer::next(Connection& node) {
       lane.in_flight_deadline = std::max(lane.in_flight_deadline, w.deadline);
   }
   try {
-    if (batch->size() == 1) return send_alone(node, (*batch)[0]);
-    send_batch(node, batch);
+    if (batch->size() == 1) return send_alone(key, (*batch)[0]);
+    send_batch(key, batch);
   } catch (const Error& e) {  // the store closed meanwhile: nothing more leaves
     for (Waiting& w : *batch) (*w.done)(Failure{e.code(), e.what()}, {});
-    next(node);
+    next(key);
   }
 }
 
@@ -93,7 +95,7 @@ void Coalescer::next(Connection& node) {
 // pipelined in one write, and other clients get a turn between them.
 constexpr size_t kMaxPerFcall = 64;
 
-void Coalescer::send_batch(Connection& node, const std::shared_ptr<std::vector<Waiting>>& calls) {
+void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiting>>& calls) {
   const std::vector<Waiting>& batch = *calls;
   Request request;
   request.deadline = Deadline::max();
@@ -117,9 +119,9 @@ void Coalescer::send_batch(Connection& node, const std::shared_ptr<std::vector<W
     request.commands += format_command(argv);
     ++request.count;
   }
-  request.done = [this, &node, calls](Failure&& f, std::vector<Reply>&& replies) {
+  request.done = [this, lane, calls](Failure&& f, std::vector<Reply>&& replies) {
     if (f) {
-      next(node);
+      next(lane);
       for (Waiting& w : *calls) (*w.done)(Failure{f.code, f.message}, {});
       return;
     }
@@ -145,18 +147,18 @@ void Coalescer::send_batch(Connection& node, const std::shared_ptr<std::vector<W
         (*(*calls)[i].done)(Failure{}, std::move(one));
       }
     }
-    if (again.empty()) return next(node);
+    if (again.empty()) return next(lane);
     try {
-      send_each(node, again);
+      send_each(lane, again);
     } catch (const Error& e) {
-      next(node);
+      next(lane);
       for (Waiting& w : again) (*w.done)(Failure{e.code(), e.what()}, {});
     }
   };
-  node.send(std::move(request));
+  lane.first->send(std::move(request));
 }
 
-void Coalescer::send_each(Connection& node, std::vector<Waiting>& batch) {
+void Coalescer::send_each(LaneKey lane, std::vector<Waiting>& batch) {
   std::vector<ScriptCall> calls;
   auto dones = std::make_shared<std::vector<std::shared_ptr<ReplyHandler>>>();
   Deadline deadline = Deadline::max();
@@ -166,9 +168,9 @@ void Coalescer::send_each(Connection& node, std::vector<Waiting>& batch) {
     deadline = std::min(deadline, w.deadline);
   }
   // One pipelined write; the lane stays busy until its replies.
-  runner_.run(node, std::move(calls), deadline,
-              [this, &node, dones](Failure&& f, std::vector<Reply>&& replies) {
-                next(node);
+  runner_.run(*lane.first, std::move(calls), deadline,
+              [this, lane, dones](Failure&& f, std::vector<Reply>&& replies) {
+                next(lane);
                 if (f) return fail(*dones, f.code, f.message);
                 for (size_t i = 0; i < dones->size(); ++i) {
                   std::vector<Reply> one(1);

@@ -5,12 +5,15 @@
 // each still gets its own reply or error, decided exactly as if sent alone
 // (tests/redis/coalescing_test.cpp). A call whose deadline is earlier than
 // the one in flight does not wait. Only with Functions (script_mode); with
-// scripts every call leaves as it comes.
+// scripts every call leaves as it comes. On Cluster a batch FCALL must keep
+// to one slot (its keys are declared), so each slot of a node is a lane.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "script_call.h"
@@ -23,7 +26,8 @@ class Coalescer {
 
   // Any thread; `done` gets one reply (or a failure), on the I/O thread.
   // Throws Code::shutdown like Connection::send for a call it sends itself.
-  void run(Connection& node, ScriptCall call, Deadline deadline, ReplyHandler done);
+  // `slot`: the call's Cluster slot, 0 on a single node.
+  void run(Connection& node, uint32_t slot, ScriptCall call, Deadline deadline, ReplyHandler done);
 
  private:
   // `done` is shared so that it is still here to be told when a send throws.
@@ -39,17 +43,19 @@ class Coalescer {
     std::vector<Waiting> waiting;
   };
 
+  using LaneKey = std::pair<Connection*, uint32_t>;  // node, slot
+
   // Each throws what Connection::send throws, before any `done` ran.
-  void send_alone(Connection& node, Waiting& w);
-  void send_batch(Connection& node, const std::shared_ptr<std::vector<Waiting>>& batch);
+  void send_alone(LaneKey lane, Waiting& w);
+  void send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiting>>& batch);
   // The calls of a batch that did not run, again as single calls.
-  void send_each(Connection& node, std::vector<Waiting>& batch);
+  void send_each(LaneKey lane, std::vector<Waiting>& batch);
   // After a reply: sends what waited, or marks the lane idle.
-  void next(Connection& node);
+  void next(LaneKey lane);
 
   ScriptRunner& runner_;
   std::mutex mutex_;
-  std::unordered_map<Connection*, Lane> lanes_;
+  std::map<LaneKey, Lane> lanes_;
 };
 
 }  // namespace rl::redis

@@ -272,7 +272,7 @@ class NodeConnection final : public Connection {
       if (state_ == State::backoff) {
         refused.push_back(
             Completion{std::move(r.done),
-                       Failure{last_failure_.code, last_failure_.message + " (reconnecting)"},
+                       Failure{last_failure_.code, last_failure_.message + " (reconnecting)", true},
                        {}});
       } else if (state_ == State::closed) {
         refused.push_back(

@@ -72,6 +72,9 @@ struct NodeOptions {
 struct Failure {
   Code code = Code::ok;
   std::string message;
+  // The request never left: none of it ran (Cluster sends such calls again
+  // once the slot map says where their node went).
+  bool unsent = false;
   explicit operator bool() const { return code != Code::ok; }
 };
 

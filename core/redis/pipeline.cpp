@@ -94,7 +94,9 @@ Completions Pipeline::fail_all(const Failure& failure) {
   for (Pending& p : in_flight_) {
     if (p.request.done) out.push_back(Completion{std::move(p.request.done), failure, {}});
   }
-  for (Pending& p : unsent_) out.push_back(Completion{std::move(p.request.done), failure, {}});
+  Failure never_left = failure;
+  never_left.unsent = true;
+  for (Pending& p : unsent_) out.push_back(Completion{std::move(p.request.done), never_left, {}});
   in_flight_.clear();
   unsent_.clear();
   count_held();

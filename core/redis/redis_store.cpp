@@ -7,8 +7,10 @@
 #include <thread>
 
 #include "algorithms/draw_source.h"
+#include "cluster_topology.h"
 #include "coalescer.h"
 #include "config/url.h"
+#include "dispatch.h"
 #include "error_reply.h"
 #include "executor.h"
 #include "key_schema.h"
@@ -47,6 +49,7 @@ struct StoreOptions {
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
   bool coalesce = true;
+  bool cluster = false;  // redis+cluster://
 };
 
 // rediss://: TLS, with the settings of its files and checks.
@@ -104,7 +107,7 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   std::string path = url.path;
   o.sentinel = sentinel_options(url, settings, path);
   o.tls = tls_options(url, settings);
-  if (url.endpoints.size() > 1 && o.sentinel.sentinels.empty()) {
+  if (url.endpoints.size() > 1 && o.sentinel.sentinels.empty() && url.scheme != "redis+cluster") {
     fail_invalid(
         "url: redis:// takes one host; redis+cluster:// and redis+sentinel:// take several");
   }
@@ -116,6 +119,9 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   o.password = url.password;
   if (!o.user.empty() && o.password.empty())
     fail_invalid("url: user " + quote(o.user) + " has no password");
+  if (!path.empty() && url.scheme == "redis+cluster") {
+    fail_invalid("url: redis+cluster:// has no database to choose (a cluster has only 0)");
+  }
   if (!path.empty()) o.db = static_cast<int>(parse_count("url: database", path, 0, 1 << 20));
   if (auto v = settings.get("connect_timeout_ms"))
     o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
@@ -169,7 +175,7 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
 
  private:
   ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
-  Outcome outcome_of(Failure&& failure, const Reply* reply, int64_t timeout_us) const;
+  Outcome outcome_of(CallResult&& result, int64_t timeout_us) const;
 
   std::shared_ptr<RedisStore> store_;
   Algorithm algorithm_;
@@ -181,14 +187,22 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
 
 class RedisStore final : public Store, public std::enable_shared_from_this<RedisStore> {
  public:
-  RedisStore(NodeOptions node, StoreOptions options, std::unique_ptr<Clock> clock)
+  RedisStore(NodeOptions node, std::vector<ClusterNode> cluster_seeds, StoreOptions options,
+             std::unique_ptr<Clock> clock)
       : options_(std::move(options)),
         clock_(std::move(clock)),
         runtime_(std::make_shared<Runtime>()),
         scripts_(options_.script_mode),
         coalescer_(scripts_) {
-    runtime_->topology =
-        std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
+    if (options_.cluster) {
+      runtime_->topology = std::make_unique<ClusterTopology>(runtime_->io, std::move(node),
+                                                             std::move(cluster_seeds));
+    } else {
+      runtime_->topology =
+          std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
+    }
+    dispatcher_.emplace(runtime_->io, *runtime_->topology, scripts_,
+                        options_.coalesce ? &coalescer_ : nullptr);
     thread_ = std::thread([runtime = runtime_] {
       auto work = asio::make_work_guard(runtime->io);
       runtime->io.run();
@@ -205,8 +219,11 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   void close() override {
     closed_.store(true, std::memory_order_release);
     runtime_->topology->for_each_node([](Connection& c) { c.refuse_new(); });
-    auto finish = [runtime = runtime_] {
+    // The nodes first: calls they fail may wait to go again, which the
+    // dispatcher then fails.
+    auto finish = [runtime = runtime_, dispatcher = &*dispatcher_] {
       runtime->topology->for_each_node([](Connection& c) { c.shut_down(); });
+      dispatcher->shut_down();
       runtime->io.stop();
     };
     if (on_io_thread()) {  // from a callback: the loop ends when it returns
@@ -229,16 +246,10 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
 
   // The single way decisions reach Redis. Throws Code::shutdown after close.
   // timeout_us (0: none) may only bring the store's deadline forward.
-  void submit(std::string_view hash_tag, std::vector<ScriptCall> calls, int64_t timeout_us,
-              ReplyHandler done) {
+  void submit(std::vector<ScriptCall> calls, int64_t timeout_us, ResultsHandler done) {
     if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
-    Connection& node = runtime_->topology->node_for(hash_tag);
     const Deadline deadline = std::chrono::steady_clock::now() + effective_timeout(timeout_us);
-    if (calls.size() == 1 && options_.coalesce) {
-      coalescer_.run(node, std::move(calls[0]), deadline, std::move(done));
-    } else {
-      scripts_.run(node, std::move(calls), deadline, std::move(done));
-    }
+    dispatcher_->submit(std::move(calls), deadline, std::move(done));
   }
 
   std::chrono::microseconds effective_timeout(int64_t timeout_us) const {
@@ -255,18 +266,17 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   const char* scheme() const override { return "redis"; }
   bool in_process() const override { return false; }
 
-  const std::string& node_name(std::string_view hash_tag) {
-    return runtime_->topology->node_for(hash_tag).name();
-  }
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
   const StoreOptions& options() const { return options_; }
 
+  // The first connection attempts, then (Cluster) the first slot map.
   Failure wait_connected(milliseconds timeout) {
     Failure first;
     runtime_->topology->for_each_node([&](Connection& c) {
       if (Failure f = c.wait_first_attempt(timeout); f && !first) first = std::move(f);
     });
-    return first;
+    if (first) return first;
+    return runtime_->topology->wait_ready(timeout);
   }
 
  private:
@@ -275,6 +285,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   std::shared_ptr<Runtime> runtime_;
   ScriptRunner scripts_;
   Coalescer coalescer_;
+  std::optional<Dispatcher> dispatcher_;  // made once the topology is
   std::thread thread_;
   std::atomic<bool> closed_{false};
   std::mutex close_mutex_;
@@ -320,7 +331,8 @@ ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) 
 
 // Every call's result passes through here: the one place where fail-open
 // and local fallback (a later issue) will turn a failure into a decision.
-Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply, int64_t timeout_us) const {
+Outcome RedisBackend::outcome_of(CallResult&& result, int64_t timeout_us) const {
+  Failure& failure = result.failure;
   if (failure) {
     if (failure.code == Code::timeout) {
       const int64_t store_us = store_->options().timeout.count() * 1000;
@@ -331,13 +343,12 @@ Outcome RedisBackend::outcome_of(Failure&& failure, const Reply* reply, int64_t 
     }
     return Outcome::failure(failure.code, std::move(failure.message));
   }
-  if (reply->is_error()) return outcome_of_error(store_->node_name(""), reply->text);
+  const std::string& node = result.node->name();
+  if (result.reply.is_error()) return outcome_of_error(node, result.reply.text);
   Outcome o;
   bool ok = false;
-  o.verdict = verdict_of(*reply, ok);
-  if (!ok)
-    return Outcome::failure(Code::backend_error,
-                            store_->node_name("") + ": unexpected script reply");
+  o.verdict = verdict_of(result.reply, ok);
+  if (!ok) return Outcome::failure(Code::backend_error, node + ": unexpected script reply");
   return o;
 }
 
@@ -371,21 +382,20 @@ std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
 }
 
 void RedisBackend::run_async(Call call, Completion done) {
-  const std::string tag = escape_key(call.key);
   std::vector<ScriptCall> calls;
   calls.push_back(script_call(call.op, call.key, call.cost));
   // The completion owns the backend: the limiter may be freed before it runs.
   const int64_t timeout_us = call.timeout_us;
-  store_->submit(
-      tag, std::move(calls), timeout_us,
-      [self = shared_from_this(), done = std::move(done), timeout_us](
-          Failure&& f, std::vector<Reply>&& replies) {
-        done(self->outcome_of(std::move(f), replies.empty() ? nullptr : &replies[0], timeout_us));
-      });
+  store_->submit(std::move(calls), timeout_us,
+                 [self = shared_from_this(), done = std::move(done),
+                  timeout_us](std::vector<CallResult>&& results) {
+                   done(self->outcome_of(std::move(results[0]), timeout_us));
+                 });
 }
 
-// All calls of a batch leave in one write per node (one node until Cluster),
-// so they share one deadline: the earliest any of them asked for.
+// All calls of a batch leave in one write per node, so they share one
+// deadline: the earliest any of them asked for. Each gets its own outcome
+// (on Cluster one node may fail while the others answer).
 void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done) {
   std::vector<ScriptCall> scripts;
   scripts.reserve(calls.size());
@@ -395,17 +405,22 @@ void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done
     if (c.timeout_us > 0 && (timeout_us == 0 || c.timeout_us < timeout_us))
       timeout_us = c.timeout_us;
   }
-  const std::string tag = calls.empty() ? std::string() : escape_key(calls[0].key);
-  store_->submit(tag, std::move(scripts), timeout_us,
-                 [self = shared_from_this(), done = std::move(done), timeout_us](
-                     Failure&& f, std::vector<Reply>&& replies) {
-                   if (f) return done(self->outcome_of(std::move(f), nullptr, timeout_us), {});
-                   std::vector<Outcome> outcomes;
-                   outcomes.reserve(replies.size());
-                   for (const Reply& r : replies)
-                     outcomes.push_back(self->outcome_of(Failure{}, &r, timeout_us));
-                   done(Outcome{}, std::move(outcomes));
-                 });
+  store_->submit(
+      std::move(scripts), timeout_us,
+      [self = shared_from_this(), done = std::move(done),
+       timeout_us](std::vector<CallResult>&& results) {
+        // One node that failed as a whole: the batch's failure, as before.
+        const bool one_failure =
+            results[0].failure && std::all_of(results.begin(), results.end(), [&](auto& r) {
+              return r.node == results[0].node && r.failure.code == results[0].failure.code;
+            });
+        if (one_failure) return done(self->outcome_of(std::move(results[0]), timeout_us), {});
+        std::vector<Outcome> outcomes;
+        outcomes.reserve(results.size());
+        for (CallResult& r : results)
+          outcomes.push_back(self->outcome_of(std::move(r), timeout_us));
+        done(Outcome{}, std::move(outcomes));
+      });
 }
 
 }  // namespace
@@ -422,8 +437,15 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   if (auto v = settings.get("script_mode")) options.script_mode = parse_script_mode(*v);
   if (auto v = settings.get("coalesce")) options.coalesce = *v == "on";
   options.manual_clock = clock->is_manual();
+  options.cluster = url.scheme == "redis+cluster";
+  std::vector<ClusterNode> seeds;
+  if (options.cluster) {
+    if (url.endpoints.empty()) fail_invalid("url: redis+cluster:// needs at least one host:port");
+    for (const Endpoint& e : url.endpoints) seeds.push_back({e.host, e.port});
+  }
   const milliseconds connect_timeout = node.connect_timeout;
-  auto store = std::make_shared<RedisStore>(std::move(node), std::move(options), std::move(clock));
+  auto store = std::make_shared<RedisStore>(std::move(node), std::move(seeds), std::move(options),
+                                            std::move(clock));
   // Wrong credentials or database fail the open; a server that is down does
   // not: calls fail until it is back.
   Failure first = store->wait_connected(connect_timeout + milliseconds(100));

@@ -52,6 +52,9 @@ struct Run {
   std::vector<Reply> replies;
   Deadline deadline;
   ReplyHandler done;
+  // Cluster, after an ASK reply: each call goes behind an ASKING (which
+  // lets the node that is importing its slot serve the next command).
+  bool asking = false;
 };
 
 void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way way);
@@ -89,8 +92,9 @@ void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which,
   // them ran, so any way is right.
   std::vector<size_t> again;
   Way then = way;
+  const size_t step = run->asking ? 2 : 1;  // ASKING's "OK" before each reply
   for (size_t j = 0; j < which.size(); ++j) {
-    Reply& r = replies[first + j];
+    Reply& r = replies[first + j * step + step - 1];
     if (std::optional<Way> next = next_way(r, way, load_failed)) {
       again.push_back(which[j]);
       then = std::max(then, *next);
@@ -117,7 +121,14 @@ void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way 
     request.commands += format_command({"FUNCTION", "LOAD", function_library().code});
     ++request.count;
   }
-  for (size_t i : which) request.commands += format_call(run->calls[i], way);
+  for (size_t i : which) {
+    if (run->asking) {
+      static const std::string asking = format_command({"ASKING"});
+      request.commands += asking;
+      ++request.count;
+    }
+    request.commands += format_call(run->calls[i], way);
+  }
   request.done = [run, which, way](Failure&& f, std::vector<Reply>&& replies) {
     on_round(run, which, way, std::move(f), std::move(replies));
   };
@@ -141,8 +152,9 @@ ScriptMode parse_script_mode(std::string_view text) {
 }
 
 void ScriptRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline,
-                       ReplyHandler done) {
+                       ReplyHandler done, bool asking) {
   auto run = std::make_shared<Run>();
+  run->asking = asking;
   run->node = &node;  // lives as long as the I/O thread runs
   run->mode = &mode_;
   run->replies.resize(calls.size());

@@ -41,7 +41,9 @@ class ScriptRunner {
   explicit ScriptRunner(ScriptMode mode) : mode_(mode) {}
 
   // All calls leave in one write; `done` gets one reply per call, in order.
-  void run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline, ReplyHandler done);
+  // `asking`: each behind an ASKING (Cluster, after an ASK reply).
+  void run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline, ReplyHandler done,
+           bool asking = false);
 
   // What the next call is sent as.
   ScriptMode mode() const { return mode_.load(std::memory_order_relaxed); }
