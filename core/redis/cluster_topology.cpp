@@ -67,16 +67,19 @@ Connection* ClusterTopology::redirect(const Redirect& r, const Connection& from)
   return to;
 }
 
-void ClusterTopology::refresh() {
+void ClusterTopology::refresh(const Connection* failed) {
   if (refreshing_.exchange(true)) return;
   Connection* source = nullptr;
   {
     std::lock_guard lock(mutex_);
-    // Round robin over every known node: one that is down answers at
-    // once ("reconnecting"), and the next read asks another.
-    auto it = connections_.begin();
-    std::advance(it, static_cast<std::ptrdiff_t>(next_source_++ % connections_.size()));
-    source = it->second.get();
+    // Round robin over every known node but the one that just failed: a
+    // node that is down fails the read, and the next read asks another.
+    for (size_t tries = 0; tries < connections_.size(); ++tries) {
+      auto it = connections_.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(next_source_++ % connections_.size()));
+      source = it->second.get();
+      if (source != failed) break;
+    }
   }
   Request request;
   request.commands = format_command({"CLUSTER", "SLOTS"});

@@ -31,7 +31,7 @@ class ClusterTopology final : public Topology {
   void for_each_node(const std::function<void(Connection&)>& visit) override;
   bool is_cluster() const override { return true; }
   Connection* redirect(const Redirect& r, const Connection& from) override;
-  void refresh() override;
+  void refresh(const Connection* failed = nullptr) override;
   Failure wait_ready(std::chrono::milliseconds timeout) override;
 
  private:

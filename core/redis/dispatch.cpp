@@ -126,7 +126,9 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
     CallResult& out = join->results[indices[k]];
     out.node = &node;
     if (failure) {
-      reread_map = reread_map || failure.code == Code::backend_unavailable;
+      // A node down or hung: its replica may be taking over.
+      reread_map =
+          reread_map || failure.code == Code::backend_unavailable || failure.code == Code::timeout;
       if (failure.unsent && failure.code != Code::shutdown && can_wait) {
         later.push_back({indices[k], nullptr, false});
       } else {
@@ -151,7 +153,7 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
     }
     out.reply = std::move(r);
   }
-  if (reread_map) topology_.refresh();
+  if (reread_map) topology_.refresh(&node);
   if (!redirected.empty()) send(join, redirected, redirects + 1, false);
   if (!later.empty()) send_later(join, std::move(later), redirects);
   finish_one(join);

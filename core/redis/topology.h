@@ -29,9 +29,10 @@ class Topology {
   // A MOVED or ASK reply from `from`: the connection to send to (MOVED also
   // updates the slot map). nullptr: not followed.
   virtual Connection* redirect(const Redirect&, const Connection& /*from*/) { return nullptr; }
-  // Reads the slot map again (a node failed, the cluster said CLUSTERDOWN).
-  // At most one read at a time; returns at once.
-  virtual void refresh() {}
+  // Reads the slot map again (a node failed, the cluster said CLUSTERDOWN),
+  // asking another node than `failed` when there is one. At most one read
+  // at a time; returns at once.
+  virtual void refresh(const Connection* /*failed*/ = nullptr) {}
   // Waits until the first slot map is read (at most `timeout`): why not.
   virtual Failure wait_ready(std::chrono::milliseconds) { return {}; }
 };

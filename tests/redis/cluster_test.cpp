@@ -1,0 +1,367 @@
+// redis+cluster:// on the real cluster of scripts/with-redis (three masters,
+// three replicas): keys spread over the masters and decide exactly; a batch
+// splits by node and joins in order; a store whose slot map is stale
+// follows MOVED (a slot moved) and ASK (a slot half-way through a move);
+// a manual failover is followed with nothing counted twice; a master that
+// stops answering is replaced by its replica and calls recover (the time is
+// printed), while a batch gets a result per request. Tests that move
+// slots or fail over put the cluster back as they found it, in shape.
+#include <signal.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "redis/cluster_slots.h"
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+using Ms = std::chrono::milliseconds;
+
+std::string cluster_url(const std::string& extra = "") {
+  return env_or_fail("RL_TEST_CLUSTER_URL") + "?prefix=" + unique_prefix() +
+         (extra.empty() ? "" : "&" + extra);
+}
+
+std::string cli(int port, const std::string& args) {
+  return shell("redis-cli -p " + std::to_string(port) + " -a " +
+               env_or_fail("RL_TEST_CLUSTER_PASSWORD") + " --no-auth-warning " + args);
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::vector<int> all_ports() {
+  std::vector<int> ports;
+  std::istringstream in(env_or_fail("RL_TEST_CLUSTER_PORTS"));
+  for (int p; in >> p;) ports.push_back(p);
+  return ports;
+}
+
+struct Node {
+  std::string id;
+  int port = 0;
+  bool master = false;
+  bool failed = false;
+  std::string master_id;  // a replica's master
+  std::vector<std::pair<int, int>> slots;
+};
+
+// CLUSTER NODES as one live node sees it.
+std::vector<Node> cluster_nodes() {
+  for (int port : all_ports()) {
+    std::istringstream in(cli(port, "cluster nodes"));
+    std::vector<Node> nodes;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream f(line);
+      Node n;
+      std::string address, flags, ping, pong, epoch, link;
+      if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link))
+        continue;
+      n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
+      n.master = flags.find("master") != std::string::npos;
+      n.failed = flags.find("fail") != std::string::npos;
+      for (std::string range; f >> range;) {
+        if (range.front() == '[') continue;  // a slot being moved
+        const size_t dash = range.find('-');
+        const int first = std::stoi(range.substr(0, dash));
+        n.slots.emplace_back(first,
+                             dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
+      }
+      nodes.push_back(n);
+    }
+    if (!nodes.empty()) return nodes;
+  }
+  ADD_FAILURE() << "no cluster node answers CLUSTER NODES";
+  return {};
+}
+
+Node owner_of(int slot) {
+  for (const Node& n : cluster_nodes()) {
+    for (auto [first, last] : n.slots) {
+      if (n.master && slot >= first && slot <= last) return n;
+    }
+  }
+  ADD_FAILURE() << "no master serves slot " << slot;
+  return {};
+}
+
+Node other_master(const Node& than) {
+  for (const Node& n : cluster_nodes()) {
+    if (n.master && !n.failed && n.id != than.id) return n;
+  }
+  ADD_FAILURE() << "no second master";
+  return {};
+}
+
+bool in_sync(int replica_port);
+
+// The master's replica, once it is in sync (after a failover a node takes
+// a moment to become its new master's replica).
+Node replica_of(const Node& master) {
+  const auto until = Steady::now() + std::chrono::seconds(15);
+  while (Steady::now() < until) {
+    for (const Node& n : cluster_nodes()) {
+      if (!n.master && n.master_id == master.id && in_sync(n.port)) return n;
+    }
+    std::this_thread::sleep_for(Ms(50));
+  }
+  ADD_FAILURE() << "no replica of " << master.port << " in sync";
+  return {};
+}
+
+int slot_of(const std::string& user_key) {
+  return redis::key_slot(user_key);
+}
+
+// Moves `slot`'s keys from one master to another, as redis-cli --cluster
+// reshard does; with finish = false it stops half-way (the slot MIGRATING
+// on `from`, IMPORTING on `to`, its keys already on `to`): where ASK is sent.
+void move_slot(int slot, const Node& from, const Node& to, bool finish = true) {
+  const std::string s = std::to_string(slot);
+  cli(to.port, "cluster setslot " + s + " importing " + from.id);
+  cli(from.port, "cluster setslot " + s + " migrating " + to.id);
+  std::istringstream keys(cli(from.port, "cluster getkeysinslot " + s + " 1000"));
+  for (std::string key; std::getline(keys, key);) {
+    if (key.empty()) continue;
+    cli(from.port, "migrate 127.0.0.1 " + std::to_string(to.port) + " '" + key + "' 0 5000 AUTH " +
+                       env_or_fail("RL_TEST_CLUSTER_PASSWORD"));
+  }
+  if (!finish) return;
+  for (const Node& n : cluster_nodes()) {
+    if (n.master) cli(n.port, "cluster setslot " + s + " node " + to.id);
+  }
+}
+
+// Waits until every live node agrees the cluster is ok and `port` is a
+// master (after a failover).
+bool wait_until(const std::function<bool()>& ready, Ms timeout) {
+  const auto until = Steady::now() + timeout;
+  while (!ready()) {
+    if (Steady::now() > until) return false;
+    std::this_thread::sleep_for(Ms(50));
+  }
+  return true;
+}
+
+bool is_master(int port) {
+  return cli(port, "role").rfind("master", 0) == 0;
+}
+
+bool cluster_ok() {
+  for (const Node& n : cluster_nodes()) {
+    if (n.failed) continue;
+    if (cli(n.port, "cluster info").find("cluster_state:ok") == std::string::npos) return false;
+  }
+  return true;
+}
+
+bool in_sync(int replica_port) {
+  return cli(replica_port, "info replication").find("master_link_status:up") != std::string::npos;
+}
+
+// Makes a replica its master's master with CLUSTER FAILOVER, once it is in
+// sync; asks again if a try does not finish in 3 s.
+bool promote(int replica_port) {
+  const auto until = Steady::now() + std::chrono::seconds(30);
+  while (Steady::now() < until) {
+    if (is_master(replica_port) && cluster_ok()) return true;
+    if (!is_master(replica_port) && in_sync(replica_port)) {
+      cli(replica_port, "cluster failover");
+      wait_until([&] { return is_master(replica_port); }, Ms(3000));
+    } else {
+      std::this_thread::sleep_for(Ms(50));
+    }
+  }
+  return false;
+}
+
+std::shared_ptr<Store> open_cluster(const std::string& extra = "") {
+  return open_store(cluster_url(extra), {});
+}
+
+int64_t remaining_after_acquire(Limiter& limiter, const std::string& key) {
+  const Outcome o = limiter.run(Op::acquire, key, 1);
+  EXPECT_EQ(o.code, Code::ok) << o.message;
+  return o.verdict.allowed ? o.verdict.remaining : -1;
+}
+
+TEST(Cluster, KeysSpreadOverEveryMasterAndDecideExactly) {
+  const std::string prefix = unique_prefix();
+  auto store = open_store(env_or_fail("RL_TEST_CLUSTER_URL") + "?prefix=" + prefix, {});
+  for (const char* algorithm : kAlgorithms) {
+    Limiter limiter(store, limiter_settings(algorithm, "3/1h", algorithm));
+    for (int k = 0; k < 30; ++k) {
+      int admitted = 0;
+      for (int i = 0; i < 5; ++i) {
+        const Outcome o = limiter.run(Op::acquire, "user-" + std::to_string(k), 1);
+        ASSERT_EQ(o.code, Code::ok) << o.message;
+        admitted += o.verdict.allowed ? 1 : 0;
+      }
+      EXPECT_EQ(admitted, 3) << algorithm << " key " << k;
+    }
+  }
+  for (const Node& n : cluster_nodes()) {
+    if (!n.master) continue;
+    EXPECT_NE(trimmed(cli(n.port, "--scan --pattern '" + prefix + ":*' | head -1")), "")
+        << "master " << n.port << " holds none of the keys";
+  }
+}
+
+TEST(Cluster, ABatchSplitsByNodeAndJoinsInOrder) {
+  auto store = open_cluster();
+  Limiter limiter(store, limiter_settings("gcra", "1/1h"));
+  std::vector<Call> calls;
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 0; k < 40; ++k) calls.push_back(Call{Op::acquire, "b" + std::to_string(k), 1, 0});
+  }
+  const std::vector<Outcome> outcomes = limiter.acquire_batch(calls);
+  ASSERT_EQ(outcomes.size(), 80u);
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    ASSERT_EQ(outcomes[i].code, Code::ok) << outcomes[i].message;
+    EXPECT_EQ(outcomes[i].verdict.allowed, i < 40) << "request " << i;
+  }
+}
+
+TEST(Cluster, AStaleMapFollowsMovedWithNothingCountedTwice) {
+  auto store = open_cluster();
+  Limiter limiter(store, limiter_settings("gcra", "10/1h"));
+  const std::string key = "moving";
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 9);
+  const Node from = owner_of(slot_of(key));
+  const Node to = other_master(from);
+  move_slot(slot_of(key), from, to);
+  // The store still sends the key to `from`, which answers MOVED.
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 8);
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 7);
+  EXPECT_EQ(owner_of(slot_of(key)).id, to.id);
+  move_slot(slot_of(key), to, from);  // back, for the other tests
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 6);
+}
+
+TEST(Cluster, ASlotHalfWayThroughAMoveFollowsAsk) {
+  auto store = open_cluster();
+  Limiter limiter(store, limiter_settings("sliding_log", "10/1h"));
+  const std::string key = "asked";
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 9);
+  const Node from = owner_of(slot_of(key));
+  const Node to = other_master(from);
+  move_slot(slot_of(key), from, to, /*finish=*/false);
+  // `from` no longer has the key and answers ASK; `to` serves it once asked.
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 8);
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 7);
+  EXPECT_EQ(trimmed(cli(to.port, "cluster countkeysinslot " + std::to_string(slot_of(key)))), "1");
+  for (const Node& n : cluster_nodes()) {  // finish the move, then move it back
+    if (n.master) cli(n.port, "cluster setslot " + std::to_string(slot_of(key)) + " node " + to.id);
+  }
+  move_slot(slot_of(key), to, from);
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 6);
+}
+
+TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
+  auto store = open_cluster();
+  Limiter limiter(store, limiter_settings("token_bucket", "100/1h"));
+  const std::string key = "failing-over";
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 99);
+  const Node master = owner_of(slot_of(key));
+  const Node replica = replica_of(master);
+  ASSERT_TRUE(wait_until([&] { return in_sync(replica.port); }, Ms(15000)));
+  const auto started = Steady::now();
+  ASSERT_TRUE(promote(replica.port));
+  // The old master is a replica now and answers MOVED.
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 98);
+  const auto took = std::chrono::duration_cast<Ms>(Steady::now() - started);
+  std::cout << "[ figure ] manual failover: first decision on the new master " << took.count()
+            << " ms after CLUSTER FAILOVER\n";
+  // And back, so that the other tests find the cluster as it was.
+  ASSERT_TRUE(promote(master.port));
+  EXPECT_EQ(remaining_after_acquire(limiter, key), 97);
+}
+
+TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
+  // No circuit breaker: the figure is the failover's and rl's own. (The
+  // breaker counts outages across the nodes; with every call on the stopped
+  // node it would open and add its cooldown.)
+  auto store = open_cluster("timeout_ms=300&breaker_failures=0");
+  Limiter limiter(store, limiter_settings("gcra", "1000/1h"));
+  const std::string key = "stopping";
+  ASSERT_GE(remaining_after_acquire(limiter, key), 0);
+  const Node master = owner_of(slot_of(key));
+  const Node replica = replica_of(master);
+  // Keys on other masters: they keep answering.
+  std::vector<Call> batch{Call{Op::acquire, key, 1, 0}};
+  for (int k = 0; batch.size() < 4; ++k) {
+    const std::string other = "elsewhere-" + std::to_string(k);
+    if (owner_of(slot_of(other)).id != master.id) batch.push_back(Call{Op::acquire, other, 1, 0});
+  }
+  const int pid = std::stoi(shell("cat " + env_or_fail("RL_TEST_REDIS_DIR") + "/cluster-" +
+                                  std::to_string(master.port) + "/redis.pid"));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const auto stopped = Steady::now();
+  const std::vector<Outcome> outcomes = limiter.acquire_batch(batch);
+  ASSERT_EQ(outcomes.size(), batch.size());
+  EXPECT_EQ(outcomes[0].code, Code::timeout) << outcomes[0].message;
+  for (size_t i = 1; i < outcomes.size(); ++i) {
+    EXPECT_EQ(outcomes[i].code, Code::ok) << "request " << i << ": " << outcomes[i].message;
+  }
+  // Calls on the stopped master's slot fail until its replica takes over
+  // (a real failover in real time: polled every 20 ms).
+  std::map<std::string, int> failures;
+  std::optional<Steady::time_point> promoted;  // when the replica said it is master
+  bool recovered = false;
+  while (Steady::now() - stopped < std::chrono::seconds(20)) {
+    const Outcome o = limiter.run(Op::acquire, key, 1);
+    if (o.code == Code::ok) {
+      recovered = true;
+      break;
+    }
+    ++failures[code_name(static_cast<int>(o.code))];
+    if (!promoted && is_master(replica.port)) promoted = Steady::now();
+    std::this_thread::sleep_for(Ms(20));
+  }
+  const auto took = std::chrono::duration_cast<Ms>(Steady::now() - stopped);
+  const bool replica_took_over = is_master(replica.port);
+  kill(pid, SIGCONT);  // it comes back as its replica's replica
+  std::cout << "[ figure ] hard failover (cluster-node-timeout 1000 ms): first decision "
+            << took.count() << " ms after the master stopped, "
+            << (promoted ? std::chrono::duration_cast<Ms>(Steady::now() - *promoted).count() : 0)
+            << " ms after its replica became master (timeout_ms=300); failed meanwhile:";
+  for (const auto& [status, count] : failures) std::cout << " " << status << " x" << count;
+  std::cout << "\n";
+  ASSERT_TRUE(replica_took_over);
+  ASSERT_TRUE(recovered) << "no decision 20 s after the master stopped";
+  // Put the old master back in charge, for the other tests.
+  ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
+  ASSERT_TRUE(promote(master.port));
+  EXPECT_EQ(limiter.run(Op::acquire, key, 1).code, Code::ok);
+}
+
+TEST(Cluster, UrlErrorsNameWhatIsWrong) {
+  try {
+    open_store(env_or_fail("RL_TEST_CLUSTER_URL") + "/1", {});
+    FAIL() << "a database was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::invalid_arg);
+    EXPECT_NE(std::string(e.what()).find("database"), std::string::npos) << e.what();
+  }
+  const std::string url = env_or_fail("RL_TEST_CLUSTER_URL");
+  const std::string wrong = "redis+cluster://:wrong@" + url.substr(url.find('@') + 1);
+  try {
+    open_store(wrong, {});
+    FAIL() << "a wrong password was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::auth) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("wrong"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rl::test
