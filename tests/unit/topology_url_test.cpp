@@ -1,4 +1,4 @@
-// rediss:// and redis+sentinel:// settings: what is wrong is refused when the
+// rediss://, redis+sentinel:// and redis+cluster:// settings: what is wrong is refused when the
 // store opens, before any connection, naming the setting and never a
 // credential.
 #include <gtest/gtest.h>
@@ -59,8 +59,17 @@ TEST(TopologyUrl, SeveralHostsOnlyForSentinel) {
   expect_invalid("rediss://a:1,b:2", "takes one host");
 }
 
-TEST(TopologyUrl, ClusterIsStillUnsupported) {
-  EXPECT_EQ(open_failure("redis+cluster://127.0.0.1:1").first, rl::Code::unsupported);
+TEST(TopologyUrl, ClusterHasNoDatabaseAndNoOtherTopologysSettings) {
+  expect_invalid("redis+cluster://127.0.0.1:1/1", "redis+cluster:// has no database");
+  expect_invalid("redis+cluster://127.0.0.1:1?sentinel_password=s3cret",
+                 "sentinel_password: only redis+sentinel://");
+  expect_invalid("redis+cluster://127.0.0.1:1?tls_ca_file=/tmp/ca.pem",
+                 "tls_ca_file: only rediss://");
+}
+
+TEST(TopologyUrl, AClusterThatIsDownStillOpens) {
+  // As for redis://: calls fail until a node answers.
+  EXPECT_EQ(open_failure("redis+cluster://127.0.0.1:1,127.0.0.1:2").first, rl::Code::ok);
 }
 
 }  // namespace
