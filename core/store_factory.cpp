@@ -47,7 +47,7 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
   if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel" ||
-      url.scheme == "redis+cluster") {
+      url.scheme == "redis+cluster" || url.scheme == "rediss+cluster") {
     BreakerOptions breaker;
     if (auto v = settings.get("breaker_failures")) {
       breaker.failures = parse_count("breaker_failures", *v, 0, 1000000);
@@ -60,7 +60,8 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
                                            breaker, local_max_keys);
   }
   fail_invalid("url: unknown scheme " + quote(url.scheme) +
-               "; use memory://, redis://, rediss://, redis+sentinel:// or redis+cluster://");
+               "; use memory://, redis://, rediss://, redis+sentinel://, redis+cluster:// or "
+               "rediss+cluster://");
 }
 
 }  // namespace rl

@@ -49,17 +49,21 @@ struct StoreOptions {
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
   bool coalesce = true;
-  bool cluster = false;  // redis+cluster://
+  bool cluster = false;  // redis+cluster:// or rediss+cluster://
 };
+
+bool is_cluster(const Url& url) {
+  return url.scheme == "redis+cluster" || url.scheme == "rediss+cluster";
+}
 
 // rediss://: TLS, with the settings of its files and checks.
 TlsOptions tls_options(const Url& url, const Settings& settings) {
   TlsOptions t;
-  t.enabled = url.scheme == "rediss";
+  t.enabled = url.scheme == "rediss" || url.scheme == "rediss+cluster";
   for (const char* key : {"tls_ca_file", "tls_ca_dir", "tls_cert_file", "tls_key_file",
                           "tls_server_name", "tls_insecure_skip_verify"}) {
     if (!t.enabled && settings.get(key)) {
-      fail_invalid(std::string(key) + ": only rediss:// uses TLS");
+      fail_invalid(std::string(key) + ": only rediss:// and rediss+cluster:// use TLS");
     }
   }
   t.ca_file = settings.get("tls_ca_file").value_or("");
@@ -107,7 +111,7 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   std::string path = url.path;
   o.sentinel = sentinel_options(url, settings, path);
   o.tls = tls_options(url, settings);
-  if (url.endpoints.size() > 1 && o.sentinel.sentinels.empty() && url.scheme != "redis+cluster") {
+  if (url.endpoints.size() > 1 && o.sentinel.sentinels.empty() && !is_cluster(url)) {
     fail_invalid(
         "url: redis:// takes one host; redis+cluster:// and redis+sentinel:// take several");
   }
@@ -119,7 +123,7 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
   o.password = url.password;
   if (!o.user.empty() && o.password.empty())
     fail_invalid("url: user " + quote(o.user) + " has no password");
-  if (!path.empty() && url.scheme == "redis+cluster") {
+  if (!path.empty() && is_cluster(url)) {
     fail_invalid("url: redis+cluster:// has no database to choose (a cluster has only 0)");
   }
   if (!path.empty()) o.db = static_cast<int>(parse_count("url: database", path, 0, 1 << 20));
@@ -437,7 +441,7 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   if (auto v = settings.get("script_mode")) options.script_mode = parse_script_mode(*v);
   if (auto v = settings.get("coalesce")) options.coalesce = *v == "on";
   options.manual_clock = clock->is_manual();
-  options.cluster = url.scheme == "redis+cluster";
+  options.cluster = is_cluster(url);
   std::vector<ClusterNode> seeds;
   if (options.cluster) {
     if (url.endpoints.empty()) fail_invalid("url: redis+cluster:// needs at least one host:port");

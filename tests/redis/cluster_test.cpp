@@ -39,11 +39,27 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::vector<int> all_ports() {
+std::vector<int> ports_of(const char* variable) {
   std::vector<int> ports;
-  std::istringstream in(env_or_fail("RL_TEST_CLUSTER_PORTS"));
+  std::istringstream in(env_or_fail(variable));
   for (int p; in >> p;) ports.push_back(p);
   return ports;
+}
+
+std::vector<int> all_ports() {
+  return ports_of("RL_TEST_CLUSTER_PORTS");
+}
+
+// The nodes talk TLS among themselves (tls-cluster): MIGRATE goes to the
+// target's TLS port.
+int tls_port_of(int port) {
+  const std::vector<int> plain = all_ports();
+  const std::vector<int> tls = ports_of("RL_TEST_CLUSTER_TLS_PORTS");
+  for (size_t i = 0; i < plain.size() && i < tls.size(); ++i) {
+    if (plain[i] == port) return tls[i];
+  }
+  ADD_FAILURE() << "no TLS port for " << port;
+  return 0;
 }
 
 struct Node {
@@ -132,8 +148,10 @@ void move_slot(int slot, const Node& from, const Node& to, bool finish = true) {
   std::istringstream keys(cli(from.port, "cluster getkeysinslot " + s + " 1000"));
   for (std::string key; std::getline(keys, key);) {
     if (key.empty()) continue;
-    cli(from.port, "migrate 127.0.0.1 " + std::to_string(to.port) + " '" + key + "' 0 5000 AUTH " +
-                       env_or_fail("RL_TEST_CLUSTER_PASSWORD"));
+    const std::string out =
+        cli(from.port, "migrate 127.0.0.1 " + std::to_string(tls_port_of(to.port)) + " '" + key +
+                           "' 0 5000 AUTH " + env_or_fail("RL_TEST_CLUSTER_PASSWORD"));
+    EXPECT_NE(out.find("OK"), std::string::npos) << "MIGRATE: " << out;
   }
   if (!finish) return;
   for (const Node& n : cluster_nodes()) {
@@ -342,6 +360,35 @@ TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(limiter.run(Op::acquire, key, 1).code, Code::ok);
+}
+
+// rediss+cluster://: the same nodes' TLS ports; each node names its TLS
+// ports to a TLS client, so every connection the map leads to is TLS too.
+TEST(Cluster, RedissClusterRoutesOverTls) {
+  const std::string url = env_or_fail("RL_TEST_CLUSTER_TLS_URL");
+  auto store = open_store(url + "&prefix=" + unique_prefix(), {});
+  Limiter limiter(store, limiter_settings("fixed_window", "2/1h"));
+  for (int k = 0; k < 30; ++k) {
+    int admitted = 0;
+    for (int i = 0; i < 3; ++i) {
+      const Outcome o = limiter.run(Op::acquire, "tls-" + std::to_string(k), 1);
+      ASSERT_EQ(o.code, Code::ok) << o.message;
+      admitted += o.verdict.allowed ? 1 : 0;
+    }
+    EXPECT_EQ(admitted, 2) << "key " << k;
+  }
+  // Another CA: no node is trusted, and the message says which setting.
+  const std::string other_ca = env_or_fail("RL_TEST_TLS_DIR") + "/other-ca.pem";
+  const std::string wrong = url.substr(0, url.find("tls_ca_file=")) + "tls_ca_file=" + other_ca;
+  try {
+    auto refused = open_store(wrong, {});
+    Limiter probe(refused, limiter_settings("gcra", "1/s"));
+    const Outcome o = probe.run(Op::acquire, "k", 1);
+    EXPECT_NE(o.code, Code::ok);
+    EXPECT_NE(o.message.find("tls_ca_file"), std::string::npos) << o.message;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tls_ca_file"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Cluster, UrlErrorsNameWhatIsWrong) {
