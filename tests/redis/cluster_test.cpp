@@ -276,12 +276,79 @@ TEST(Cluster, ASlotHalfWayThroughAMoveFollowsAsk) {
   // `from` no longer has the key and answers ASK; `to` serves it once asked.
   EXPECT_EQ(remaining_after_acquire(limiter, key), 8);
   EXPECT_EQ(remaining_after_acquire(limiter, key), 7);
-  EXPECT_EQ(trimmed(cli(to.port, "cluster countkeysinslot " + std::to_string(slot_of(key)))), "1");
+  const std::string slot = std::to_string(slot_of(key));
+  EXPECT_EQ(trimmed(cli(from.port, "cluster countkeysinslot " + slot)), "0");
+  EXPECT_NE(trimmed(cli(to.port, "cluster countkeysinslot " + slot)), "0");
   for (const Node& n : cluster_nodes()) {  // finish the move, then move it back
     if (n.master) cli(n.port, "cluster setslot " + std::to_string(slot_of(key)) + " node " + to.id);
   }
   move_slot(slot_of(key), to, from);
   EXPECT_EQ(remaining_after_acquire(limiter, key), 6);
+}
+
+// Redis's own count of the MOVED and ASK errors it sent (INFO errorstats),
+// summed over the masters.
+int64_t redirects_sent() {
+  int64_t total = 0;
+  for (const Node& n : cluster_nodes()) {
+    std::istringstream in(cli(n.port, "info errorstats"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("errorstat_MOVED:count=", 0) == 0 ||
+          line.rfind("errorstat_ASK:count=", 0) == 0) {
+        total += std::stoll(line.substr(line.find('=') + 1));
+      }
+    }
+  }
+  return total;
+}
+
+TEST(Cluster, ReshardingWhileCallsRunLosesNoCallAndCountsNoneTwice) {
+  // Four keys of one slot, so that moving that slot moves them all.
+  const int slot = slot_of("reshard");
+  std::vector<std::string> keys{"reshard"};
+  for (int i = 0; keys.size() < 4; ++i) {
+    if (slot_of("r" + std::to_string(i)) == slot) keys.push_back("r" + std::to_string(i));
+  }
+  auto store = open_cluster("timeout_ms=5000");
+  constexpr int kLimit = 300;
+  constexpr int kAttemptsPerThread = 400;  // per key: 2 threads -> 800 attempts
+  Limiter limiter(store, limiter_settings("sliding_log", std::to_string(kLimit) + "/1h"));
+  const int64_t redirects_before = redirects_sent();
+  std::atomic<bool> moving{true};
+  std::atomic<int> errors{0};
+  std::vector<std::atomic<int>> admitted(keys.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      const size_t k = static_cast<size_t>(t) % keys.size();
+      for (int i = 0; i < kAttemptsPerThread; ++i) {
+        const Outcome o = limiter.run(Op::acquire, keys[k], 1);
+        if (o.code != Code::ok) {
+          ++errors;
+          ADD_FAILURE() << o.message;
+        }
+        if (o.verdict.allowed) ++admitted[k];
+      }
+    });
+  }
+  // Back and forth while the threads run.
+  const Node home = owner_of(slot);
+  const Node away = other_master(home);
+  int moves = 0;
+  for (; moves < 6; ++moves) {
+    move_slot(slot, moves % 2 == 0 ? home : away, moves % 2 == 0 ? away : home);
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(owner_of(slot).id, home.id);
+  EXPECT_EQ(errors.load(), 0);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    EXPECT_EQ(admitted[k].load(), kLimit) << keys[k];
+    const Outcome peek = limiter.run(Op::peek, keys[k], 1);
+    EXPECT_EQ(peek.verdict.remaining, 0) << keys[k] << ": the state counts what was admitted";
+  }
+  std::cout << "[ figure ] resharding: " << moves << " moves of one slot under 8 threads x "
+            << kAttemptsPerThread << " calls; Redis sent " << redirects_sent() - redirects_before
+            << " MOVED/ASK, all followed; " << errors.load() << " calls failed\n";
 }
 
 TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {

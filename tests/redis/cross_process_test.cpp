@@ -1,11 +1,13 @@
 // Cross-process exactness: 4 processes x 4 threads share one limit on one
-// key through one Redis. Real time with a window longer than the run (the
+// key through one Redis: a single server, its master through Sentinel, and
+// the cluster (plain and TLS). Real time with a window longer than the run (the
 // total is the limit), and the manual clock over several windows, set to
 // the same value in every process between barriers (the total is what the
 // memory store admits for the same phases).
 #include <sys/wait.h>
 
 #include <thread>
+#include <tuple>
 
 #include "redis_env.h"
 
@@ -18,6 +20,7 @@ constexpr int64_t kWindowUs = 1'000'000;
 constexpr int64_t kStartUs = 1'000'000'000'000;
 
 struct Scenario {
+  std::string topology;  // redis_env.h topology_url
   std::string algorithm;
   std::string limit;
   bool manual = false;
@@ -76,7 +79,7 @@ void read_all(int fd, void* data, size_t n) {
 }
 
 int64_t run_processes(const Scenario& run) {
-  const std::string url = redis_url(run.manual ? "clock=manual" : "");
+  const std::string url = topology_url(run.topology, run.manual ? "clock=manual" : "");
   struct Child {
     pid_t pid;
     int from_child;
@@ -131,10 +134,16 @@ int64_t expected_total(const Scenario& run) {
   return total;
 }
 
-class CrossProcess : public ::testing::TestWithParam<const char*> {};
+using TopologyAndAlgorithm = std::tuple<const char*, const char*>;
+
+std::string test_name(const ::testing::TestParamInfo<TopologyAndAlgorithm>& info) {
+  return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+}
+
+class CrossProcess : public ::testing::TestWithParam<TopologyAndAlgorithm> {};
 
 TEST_P(CrossProcess, ManualClockOverSeveralWindowsAdmitsExactlyTheExpectedTotal) {
-  const Scenario run{GetParam(), "50/s", true, 3, 10};
+  const Scenario run{std::get<0>(GetParam()), std::get<1>(GetParam()), "50/s", true, 3, 10};
   const int64_t expected = expected_total(run);
   EXPECT_EQ(run_processes(run), expected);
   if (run.algorithm == "sliding_window") {
@@ -146,17 +155,24 @@ TEST_P(CrossProcess, ManualClockOverSeveralWindowsAdmitsExactlyTheExpectedTotal)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, CrossProcess, ::testing::ValuesIn(kAlgorithms));
+INSTANTIATE_TEST_SUITE_P(Topologies, CrossProcess,
+                         ::testing::Combine(::testing::ValuesIn(kTopologies),
+                                            ::testing::ValuesIn(kAlgorithms)),
+                         test_name);
 
-class CrossProcessRealTime : public ::testing::TestWithParam<const char*> {};
+class CrossProcessRealTime : public ::testing::TestWithParam<TopologyAndAlgorithm> {};
 
 TEST_P(CrossProcessRealTime, AWindowLongerThanTheRunAdmitsExactlyTheLimit) {
-  const Scenario run{GetParam(), "200/1d", false, 1, 40};  // 640 attempts
+  // 640 attempts
+  const Scenario run{std::get<0>(GetParam()), std::get<1>(GetParam()), "200/1d", false, 1, 40};
   EXPECT_EQ(run_processes(run), 200);
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, CrossProcessRealTime,
-                         ::testing::Values("gcra", "token_bucket", "sliding_log", "fixed_window"));
+INSTANTIATE_TEST_SUITE_P(Topologies, CrossProcessRealTime,
+                         ::testing::Combine(::testing::ValuesIn(kTopologies),
+                                            ::testing::Values("gcra", "token_bucket", "sliding_log",
+                                                              "fixed_window")),
+                         test_name);
 
 }  // namespace
 }  // namespace rl::test

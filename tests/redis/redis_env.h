@@ -41,6 +41,28 @@ inline std::string redis_url(const std::string& extra = "",
          (extra.empty() ? "" : "&" + extra);
 }
 
+// The same store URL for each topology scripts/with-redis starts:
+// "redis" (one server), "sentinel" (its master through its sentinels),
+// "cluster" (three masters) and "cluster_tls" (the cluster over TLS).
+inline std::string topology_url(const std::string& topology, const std::string& extra = "") {
+  std::string url;
+  if (topology == "redis") {
+    url = env_or_fail("RL_TEST_REDIS_URL") + "?";
+  } else if (topology == "sentinel") {
+    url = "redis+sentinel://:" + env_or_fail("RL_TEST_SENTINEL_DATA_PASSWORD") +
+          "@127.0.0.1:" + env_or_fail("RL_TEST_SENTINEL_PORT") + "/" +
+          env_or_fail("RL_TEST_SENTINEL_MASTER") +
+          "?sentinel_password=" + env_or_fail("RL_TEST_SENTINEL_PASSWORD") + "&";
+  } else if (topology == "cluster") {
+    url = env_or_fail("RL_TEST_CLUSTER_URL") + "?";
+  } else {
+    url = env_or_fail("RL_TEST_CLUSTER_TLS_URL") + "&";
+  }
+  return url + "prefix=" + unique_prefix() + (extra.empty() ? "" : "&" + extra);
+}
+
+inline const char* const kTopologies[] = {"redis", "sentinel", "cluster", "cluster_tls"};
+
 inline std::shared_ptr<Store> open_redis(const std::string& extra = "") {
   return open_store(redis_url(extra), {});
 }
