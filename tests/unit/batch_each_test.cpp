@@ -151,8 +151,8 @@ TEST(BatchEach, BadInputNamesWhatIsWrong) {
   std::vector<rl_error*> errors(2, marker);
   auto sync = [&](size_t count, const rl_request* r, rl_decision* d, rl_status* s) {
     rl_error* err = nullptr;
-    const rl_status got = rl_limiter_acquire_batch_each(lim.get(), r, count, d, s, errors.data(),
-                                                        &err);
+    const rl_status got =
+        rl_limiter_acquire_batch_each(lim.get(), r, count, d, s, errors.data(), &err);
     return std::pair{got, err};
   };
   auto async = [&](const rl_request* r, size_t count, uint32_t version, rl_batch_each_callback cb) {
@@ -241,11 +241,11 @@ struct RedisLimiter {
 
 TEST(BatchEach, RedisRequestFailsAloneWhenItsKeyHoldsTheWrongType) {
   for (BatchRunner run : kRunners) {
-    RedisLimiter redis(rl_test::SettingList{{"limit", "5/s"}, {"name", "each"}, {"on_failure", "open"}});
+    RedisLimiter redis(
+        rl_test::SettingList{{"limit", "5/s"}, {"name", "each"}, {"on_failure", "open"}});
     redis.break_key("broken");
     const std::string a = "a", broken = "broken", b = "b";
-    const Results r = run(redis.limiter.get(), {rl_test::request(a, 1),
-                                                rl_test::request(broken, 1),
+    const Results r = run(redis.limiter.get(), {rl_test::request(a, 1), rl_test::request(broken, 1),
                                                 rl_test::request(b, 2)});
     ASSERT_EQ(r.statuses.size(), 3u);
     EXPECT_EQ(r.statuses[0], RL_OK);
@@ -293,7 +293,8 @@ TEST(BatchEach, OutageFailsEveryRequestWithItsMessage) {
 TEST(BatchEach, FailurePolicyDecidesEveryRequest) {
   for (BatchRunner run : kRunners) {
     DownLimiter open(rl_test::SettingList{{"limit", "5/s"}, {"on_failure", "open"}});
-    DownLimiter local(rl_test::SettingList{{"limit", "2/s"}, {"on_failure", "local"}, {"local_share", "1/2"}});
+    DownLimiter local(
+        rl_test::SettingList{{"limit", "2/s"}, {"on_failure", "local"}, {"local_share", "1/2"}});
     const std::string a = "a", b = "b";
     const Results o = run(open.limiter.get(), {rl_test::request(a, 1), rl_test::request(b, 1)});
     ASSERT_EQ(o.statuses.size(), 2u);
@@ -303,8 +304,8 @@ TEST(BatchEach, FailurePolicyDecidesEveryRequest) {
       EXPECT_EQ(o.decisions[i].source, RL_SOURCE_FAIL_OPEN) << i;
     }
     // The local fallback at half of 2/s: one unit per key and second.
-    const Results l = run(local.limiter.get(), {rl_test::request(a, 1), rl_test::request(a, 1),
-                                                rl_test::request(b, 1)});
+    const Results l = run(local.limiter.get(),
+                          {rl_test::request(a, 1), rl_test::request(a, 1), rl_test::request(b, 1)});
     ASSERT_EQ(l.statuses.size(), 3u);
     for (size_t i = 0; i < 3; ++i) {
       EXPECT_EQ(l.statuses[i], RL_OK) << i;
