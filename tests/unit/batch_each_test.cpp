@@ -5,6 +5,7 @@
 // Cluster nodes, where one node fails while the others answer, are covered
 // by the cluster tests. The Redis cases need scripts/with-redis (ctest runs
 // under it).
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -209,6 +210,51 @@ TEST(BatchEach, ClosedStoreIsTheCallsFailure) {
   EXPECT_EQ(rl_limiter_acquire_batch_each_async(lim.get(), &req, 1, RL_DECISION_VERSION,
                                                 never_called, nullptr, nullptr),
             RL_E_SHUTDOWN);
+}
+
+// Batches still pending when the store closes complete before close returns,
+// once each, every request with RL_E_SHUTDOWN (or all decided, for one that
+// was decided first).
+struct CloseCounts {
+  std::atomic<int> calls{0}, decided{0}, shut_down{0}, other{0};
+};
+
+void count_at_close(void* user, const rl_decision*, const rl_status* statuses,
+                    const rl_error* const* errors, size_t count) {
+  auto* c = static_cast<CloseCounts*>(user);
+  size_t ok = 0, shut = 0;
+  for (size_t i = 0; i < count; ++i) {
+    ok += statuses[i] == RL_OK ? 1 : 0;
+    shut += statuses[i] == RL_E_SHUTDOWN && errors[i] != nullptr ? 1 : 0;
+  }
+  (ok == count ? c->decided : shut == count ? c->shut_down : c->other)++;
+  c->calls++;
+}
+
+TEST(BatchEach, CloseCompletesEveryPendingBatchOnce) {
+  rl_store* raw = nullptr;
+  ASSERT_EQ(rl_store_open("memory://?clock=manual", nullptr, &raw, nullptr), RL_OK);
+  rl_test::StorePtr store(raw);
+  auto lim = rl_test::make_limiter(store.get(), {{"limit", "1000000/1h"}});
+  constexpr int kBatches = 500;
+  const std::string a = "a", b = "b", c = "c";
+  const std::vector<rl_request> reqs = {rl_test::request(a, 1), rl_test::request(b, 1),
+                                        rl_test::request(c, 1)};
+  CloseCounts counts;
+  for (int i = 0; i < kBatches; ++i) {
+    ASSERT_EQ(
+        rl_limiter_acquire_batch_each_async(lim.get(), reqs.data(), reqs.size(),
+                                            RL_DECISION_VERSION, count_at_close, &counts, nullptr),
+        RL_OK);
+  }
+  rl_store_close(store.get());
+  EXPECT_EQ(counts.calls.load(), kBatches);
+  EXPECT_EQ(counts.decided.load() + counts.shut_down.load(), kBatches);
+  EXPECT_EQ(counts.other.load(), 0);
+  // Every request of a decided batch was counted once, and no other.
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);
+  EXPECT_EQ(stats.allowed[RL_SOURCE_STORE], uint64_t(3 * counts.decided.load()));
 }
 
 // A redis:// limiter over the test server, under a prefix of its own.

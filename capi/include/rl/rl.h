@@ -381,9 +381,10 @@ RL_API rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request*
  * request's store call fails, the others still get their decisions. On a
  * single Redis node a batch travels as one write, so an outage (timeout,
  * connection lost) fails every request of it, each with that status; a
- * request can still fail alone (a script error on its key), and
- * with Redis Cluster a batch is split by node, so one node can fail while
- * the others answer.
+ * request can still fail alone (a script error on its key), and with Redis
+ * Cluster a batch is split by node, so one node can fail while the others
+ * answer. Each request that had an outage takes the limiter's on_failure
+ * on its own (a decision of source RL_SOURCE_FAIL_OPEN or RL_SOURCE_LOCAL).
  * Returns RL_OK when the batch was accepted and every request has its
  * result: statuses[i] is RL_OK when decisions[i] was filled, else the
  * request's failure (decisions[i] is then left as the caller set it). When
