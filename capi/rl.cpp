@@ -466,6 +466,111 @@ rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* reques
   });
 }
 
+// A batch whose every request gets its own result: the requests checked as
+// rl::Limiter::acquire_batch checks them (naming the index), so that what it
+// throws afterwards is the store's failure of the batch, not bad input.
+static std::vector<rl::Call> checked_calls_of(const rl_request* requests, size_t count) {
+  std::vector<rl::Call> calls = calls_of(requests, count);
+  for (size_t i = 0; i < count; ++i) {
+    rl::Limiter::check_cost(rl::Op::acquire, calls[i].cost,
+                            "requests[" + std::to_string(i) + "].cost");
+  }
+  return calls;
+}
+
+// One request's error for the caller to own; NULL when out of memory.
+static rl_error* error_of(const rl::Outcome& o) noexcept {
+  try {
+    return new rl_error{static_cast<rl_status>(o.code), o.message};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// A batch that failed as a whole: every request failed with `failure`.
+static std::vector<rl::Outcome> each_failed(rl::Outcome&& failure, size_t count) {
+  return std::vector<rl::Outcome>(count, failure);
+}
+
+rl_status rl_limiter_acquire_batch_each(rl_limiter* limiter, const rl_request* requests,
+                                        size_t count, rl_decision* decisions, rl_status* statuses,
+                                        rl_error** errors, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    auto calls = checked_calls_of(requests, count);
+    require(decisions, "decisions");
+    check_version(decisions->version, RL_DECISION_VERSION, "decisions[0]");
+    require(statuses, "statuses");
+    std::vector<rl_decision*> outs(count);
+    for (size_t i = 0; i < count; ++i) outs[i] = element(decisions, i, decision_size, "decisions");
+    std::vector<rl::Outcome> outcomes;
+    try {
+      outcomes = limiter->limiter->acquire_batch(std::move(calls));
+    } catch (const rl::Error& e) {
+      // The call itself could not run: a sync call on a store's own thread,
+      // or a closed store (where every call fails with RL_E_SHUTDOWN).
+      if (e.code() == rl::Code::invalid_arg || e.code() == rl::Code::unsupported ||
+          e.code() == rl::Code::shutdown)
+        throw;
+      outcomes = each_failed(rl::Outcome::failure(e.code(), e.what()), count);
+    }
+    // Nothing below throws: every request gets its result.
+    for (size_t i = 0; i < count; ++i) {
+      const rl::Outcome& o = outcomes[i];
+      statuses[i] = static_cast<rl_status>(o.code);
+      if (o.code == rl::Code::ok) fill(outs[i], o.verdict);
+      if (errors != nullptr) errors[i] = o.code == rl::Code::ok ? nullptr : error_of(o);
+    }
+    return RL_OK;
+  });
+}
+
+rl_status rl_limiter_acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests,
+                                              size_t count, uint32_t decision_version,
+                                              rl_batch_each_callback callback, void* user_data,
+                                              rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(reinterpret_cast<const void*>(callback), "callback");
+    check_version(decision_version, RL_DECISION_VERSION, "decision_version");
+    auto calls = checked_calls_of(requests, count);
+    const size_t n = calls.size();
+    limiter->limiter->acquire_batch_async(
+        std::move(calls), [callback, user_data, version = decision_version, n](
+                              rl::Outcome&& failure, std::vector<rl::Outcome>&& outcomes) {
+          if (failure.code == rl::Code::ok && outcomes.size() != n) {
+            failure = rl::Outcome::failure(rl::Code::internal,
+                                           "internal error: the store answered " +
+                                               std::to_string(outcomes.size()) + " of " +
+                                               std::to_string(n) + " requests");
+          }
+          if (failure.code != rl::Code::ok) outcomes = each_failed(std::move(failure), n);
+          // Zeroed rl_decisions as storage (aligned for every version, whose
+          // sizes are multiples of 8), so a failed request's element is blank.
+          const size_t size = decision_size(version);
+          std::vector<rl_decision> storage((n * size) / sizeof(rl_decision) + 1);
+          char* bytes = reinterpret_cast<char*>(storage.data());
+          std::vector<rl_status> statuses(n);
+          std::vector<rl_error> failures(n);
+          std::vector<const rl_error*> errors(n, nullptr);
+          for (size_t i = 0; i < n; ++i) {
+            rl::Outcome& o = outcomes[i];
+            auto* d = reinterpret_cast<rl_decision*>(bytes + i * size);
+            d->version = version;
+            statuses[i] = static_cast<rl_status>(o.code);
+            if (o.code == rl::Code::ok) {
+              fill(d, o.verdict);
+            } else {
+              failures[i] = rl_error{statuses[i], std::move(o.message)};
+              errors[i] = &failures[i];
+            }
+          }
+          callback(user_data, storage.data(), statuses.data(), errors.data(), n);
+        });
+    return RL_OK;
+  });
+}
+
 rl_status rl_limiter_call_async(rl_limiter* limiter, rl_op op, const rl_request* request,
                                 rl_callback callback, void* user_data, rl_error** err) {
   return guarded(err, [&] {

@@ -40,3 +40,19 @@ func rlgoCompleteBatch(handle C.uintptr_t, status C.int, decisions *C.rl_decisio
 	}
 	p.done <- batchResult{decisions: out}
 }
+
+//export rlgoCompleteBatchEach
+func rlgoCompleteBatchEach(handle C.uintptr_t, decisions *C.rl_decision, statuses *C.rl_status, errs **C.rl_error, count C.size_t) {
+	p := takeHandle(cgo.Handle(handle)).(*pendingBatchEach)
+	out := make([]BatchResult, count)
+	ds := unsafe.Slice(decisions, count)
+	es := unsafe.Slice(errs, count)
+	for i, st := range unsafe.Slice(statuses, count) {
+		if st != C.RL_OK {
+			out[i].Err = errorOf(C.int(st), es[i])
+			continue
+		}
+		out[i].Decision = decisionOf(&ds[i])
+	}
+	p.done <- out
+}

@@ -13,6 +13,13 @@ static void on_batch_done(void* user_data, rl_status status, const rl_decision* 
                     (rl_error*)err);
 }
 
+static void on_batch_each_done(void* user_data, const rl_decision* decisions,
+                               const rl_status* statuses, const rl_error* const* errors,
+                               size_t count) {
+  rlgoCompleteBatchEach((uintptr_t)user_data, (rl_decision*)decisions, (rl_status*)statuses,
+                        (rl_error**)errors, count);
+}
+
 static rl_request request_of(const char* key, size_t key_len, int64_t cost, int64_t timeout_us) {
   rl_request request = RL_REQUEST_INIT;
   request.key = key;
@@ -41,4 +48,11 @@ rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size
   /* Decisions of this rl.h's version: rlgoCompleteBatch steps by sizeof(rl_decision). */
   return rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
                                                   on_batch_done, (void*)handle, err);
+}
+
+rl_status rlgo_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                uintptr_t handle, rl_error** err) {
+  /* Decisions of this rl.h's version: rlgoCompleteBatchEach steps by sizeof(rl_decision). */
+  return rl_limiter_acquire_batch_each_async(limiter, requests, count, RL_DECISION_VERSION,
+                                             on_batch_each_done, (void*)handle, err);
 }

@@ -23,4 +23,9 @@ rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t k
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                            uintptr_t handle, rl_error** err);
 
+/* rl_limiter_acquire_batch_each_async (RL_DECISION_VERSION) completing into
+ * rlgoCompleteBatchEach. */
+rl_status rlgo_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                uintptr_t handle, rl_error** err);
+
 #endif

@@ -19,10 +19,14 @@ enum { DECISION_FIELDS = 8 };
 enum { OP_ACQUIRE_WAIT = 4 };
 
 static JavaVM* cached_vm;
-static jclass native_class;       /* dev.rl.Native */
-static jmethodID complete_method; /* Native.complete(CompletableFuture, int, long[], String) */
-static jclass exception_class;    /* dev.rl.RateLimitException */
-static jmethodID exception_init;  /* RateLimitException(int, String) */
+static jclass native_class;            /* dev.rl.Native */
+static jmethodID complete_method;      /* Native.complete(CompletableFuture, int, long[], String) */
+static jclass exception_class;         /* dev.rl.RateLimitException */
+static jmethodID exception_init;       /* RateLimitException(int, String) */
+static jclass string_class;            /* java.lang.String */
+static jclass each_class;              /* dev.rl.Native$Each */
+static jmethodID each_init;            /* Native.Each(long[], int[], String[]) */
+static jmethodID complete_each_method; /* Native.completeEach(CompletableFuture, Native.Each) */
 /* Detaches an rl thread from the JVM when the thread ends. */
 static pthread_key_t detach_key;
 
@@ -45,12 +49,24 @@ JNIEXPORT jint JNI_OnLoad(JavaVM* vm, void* reserved) {
   cached_vm = vm;
   native_class = global_class(env, "dev/rl/Native");
   exception_class = global_class(env, "dev/rl/RateLimitException");
-  if (native_class == NULL || exception_class == NULL) return JNI_ERR;
+  string_class = global_class(env, "java/lang/String");
+  each_class = global_class(env, "dev/rl/Native$Each");
+  if (native_class == NULL || exception_class == NULL || string_class == NULL ||
+      each_class == NULL) {
+    return JNI_ERR;
+  }
   complete_method =
       (*env)->GetStaticMethodID(env, native_class, "complete",
                                 "(Ljava/util/concurrent/CompletableFuture;I[JLjava/lang/String;)V");
   exception_init = (*env)->GetMethodID(env, exception_class, "<init>", "(ILjava/lang/String;)V");
-  if (complete_method == NULL || exception_init == NULL) return JNI_ERR;
+  each_init = (*env)->GetMethodID(env, each_class, "<init>", "([J[I[Ljava/lang/String;)V");
+  complete_each_method =
+      (*env)->GetStaticMethodID(env, native_class, "completeEach",
+                                "(Ljava/util/concurrent/CompletableFuture;Ldev/rl/Native$Each;)V");
+  if (complete_method == NULL || exception_init == NULL || each_init == NULL ||
+      complete_each_method == NULL) {
+    return JNI_ERR;
+  }
   if (pthread_key_create(&detach_key, detach_thread) != 0) return JNI_ERR;
   return JNI_VERSION_1_8;
 }
@@ -134,6 +150,36 @@ static jlongArray decisions_array(JNIEnv* env, const rl_decision* decisions, siz
   return array;
 }
 
+/* A batch's results, one per request, as a new Native.Each: every request's
+ * decision fields (zero for a failed one), status and message (null for one
+ * that did not fail). NULL with an exception pending. */
+static jobject each_object(JNIEnv* env, const rl_decision* decisions, const rl_status* statuses,
+                           const rl_error* const* errors, size_t count) {
+  jlongArray fields = decisions_array(env, decisions, count);
+  jintArray codes = fields != NULL ? (*env)->NewIntArray(env, (jsize)count) : NULL;
+  jobjectArray messages =
+      codes != NULL ? (*env)->NewObjectArray(env, (jsize)count, string_class, NULL) : NULL;
+  jobject each = NULL;
+  if (messages != NULL) {
+    for (size_t i = 0; i < count; i++) {
+      jint code = (jint)statuses[i];
+      (*env)->SetIntArrayRegion(env, codes, (jsize)i, 1, &code);
+      if (errors[i] == NULL) continue;
+      jstring message = (*env)->NewStringUTF(env, rl_error_message(errors[i]));
+      if (message == NULL) break; /* OutOfMemoryError pending */
+      (*env)->SetObjectArrayElement(env, messages, (jsize)i, message);
+      (*env)->DeleteLocalRef(env, message);
+    }
+    if (!(*env)->ExceptionCheck(env)) {
+      each = (*env)->NewObject(env, each_class, each_init, fields, codes, messages);
+    }
+  }
+  if (fields != NULL) (*env)->DeleteLocalRef(env, fields);
+  if (codes != NULL) (*env)->DeleteLocalRef(env, codes);
+  if (messages != NULL) (*env)->DeleteLocalRef(env, messages);
+  return each;
+}
+
 static rl_request request_of(const key_copy* key, jlong cost, jlong timeout_us) {
   rl_request request = RL_REQUEST_INIT;
   request.key = key->bytes;
@@ -191,6 +237,21 @@ static void complete(void* user_data, rl_status status, const rl_decision* decis
 static void complete_one(void* user_data, rl_status status, const rl_decision* decision,
                          const rl_error* err) {
   complete(user_data, status, decision, decision != NULL ? 1 : 0, err);
+}
+
+/* Completes the future of a batch with a result per request (a global ref,
+ * deleted here), with a Native.Each, or null when it could not be built. */
+static void complete_each(void* user_data, const rl_decision* decisions, const rl_status* statuses,
+                          const rl_error* const* errors, size_t count) {
+  JNIEnv* env = callback_env();
+  if (env == NULL) return; /* the JVM is shutting down: nobody waits */
+  jobject future = (jobject)user_data;
+  jobject each = each_object(env, decisions, statuses, errors, count);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env); /* each is NULL: out of memory */
+  (*env)->CallStaticVoidMethod(env, native_class, complete_each_method, future, each);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env); /* completeEach catches its own */
+  if (each != NULL) (*env)->DeleteLocalRef(env, each);
+  (*env)->DeleteGlobalRef(env, future);
 }
 
 /* A global ref to future for a callback, or NULL with an exception pending. */
@@ -520,6 +581,56 @@ JNIEXPORT void JNICALL Java_dev_rl_Native_batchAsync(JNIEnv* env, jclass cls, jl
     /* Decisions of this rl.h's version: complete() steps by sizeof(rl_decision). */
     rl_status status = rl_limiter_acquire_batch_async_versioned(
         (rl_limiter*)(intptr_t)limiter, requests, count, RL_DECISION_VERSION, complete, ref, &err);
+    if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
+    throw_if_failed(env, status, err);
+  }
+  free(requests), free(buffer);
+}
+
+JNIEXPORT jobject JNICALL Java_dev_rl_Native_batchEach(JNIEnv* env, jclass cls, jlong limiter,
+                                                       jobjectArray keys, jlongArray costs,
+                                                       jlong timeout_us) {
+  (void)cls;
+  size_t count = 0;
+  char* buffer = NULL;
+  rl_request* requests = batch_requests(env, keys, costs, timeout_us, &count, &buffer);
+  if (requests == NULL) return NULL;
+  rl_decision* decisions = calloc(count + 1, sizeof *decisions);
+  rl_status* statuses = calloc(count + 1, sizeof *statuses);
+  rl_error** errors = calloc(count + 1, sizeof *errors);
+  jobject result = NULL;
+  if (decisions == NULL || statuses == NULL || errors == NULL) {
+    throw_status(env, RL_E_NO_MEMORY, "out of memory for a batch's results");
+  } else {
+    rl_decision init = RL_DECISION_INIT;
+    for (size_t i = 0; i < count; i++) decisions[i] = init;
+    rl_error* err = NULL;
+    rl_status status = rl_limiter_acquire_batch_each((rl_limiter*)(intptr_t)limiter, requests,
+                                                     count, decisions, statuses, errors, &err);
+    if (!throw_if_failed(env, status, err)) {
+      result = each_object(env, decisions, statuses, (const rl_error* const*)errors, count);
+      for (size_t i = 0; i < count; i++) rl_error_free(errors[i]);
+    }
+  }
+  free(decisions), free(statuses), free(errors), free(requests), free(buffer);
+  return result;
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_batchEachAsync(JNIEnv* env, jclass cls, jlong limiter,
+                                                         jobjectArray keys, jlongArray costs,
+                                                         jlong timeout_us, jobject future) {
+  (void)cls;
+  size_t count = 0;
+  char* buffer = NULL;
+  rl_request* requests = batch_requests(env, keys, costs, timeout_us, &count, &buffer);
+  if (requests == NULL) return;
+  jobject ref = future_ref(env, future);
+  if (ref != NULL) {
+    rl_error* err = NULL;
+    /* Decisions of this rl.h's version: each_object steps by sizeof(rl_decision). */
+    rl_status status =
+        rl_limiter_acquire_batch_each_async((rl_limiter*)(intptr_t)limiter, requests, count,
+                                            RL_DECISION_VERSION, complete_each, ref, &err);
     if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
     throw_if_failed(env, status, err);
   }

@@ -119,6 +119,11 @@ export interface BatchRequest {
   cost?: Cost;
 }
 
+/** One request's result in acquireBatchSettled: Promise.allSettled's shape. */
+export type BatchSettledResult =
+  | { status: 'fulfilled'; value: Decision }
+  | { status: 'rejected'; reason: RlError };
+
 export declare class Limiter {
   private constructor();
   /** The settings it was made with, as librl strings. */
@@ -138,7 +143,13 @@ export declare class Limiter {
   peek(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
   refund(key: Key, cost?: Cost, options?: CallOptions): Promise<Decision>;
   reset(key: Key, options?: CallOptions): Promise<void>;
+  /** Many keys in one round trip, decided in order; any request's failure rejects the call. */
   acquireBatch(requests: ReadonlyArray<BatchRequest>): Promise<Decision[]>;
+  /**
+   * acquireBatch with a result per request, as Promise.allSettled shapes
+   * them; rejects only for a malformed batch or a closed store.
+   */
+  acquireBatchSettled(requests: ReadonlyArray<BatchRequest>): Promise<BatchSettledResult[]>;
   acquireWait(key: Key, cost?: Cost, options?: AcquireWaitOptions): Promise<Decision>;
 }
 

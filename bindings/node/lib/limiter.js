@@ -86,9 +86,27 @@ class Limiter {
     await native.call(this.#handle, ops.reset, key, 0, requestTimeoutUs(options));
   }
 
-  /** Acquires many keys in one round trip; each request is decided on its own. */
+  /**
+   * Acquires many keys in one round trip; each request is decided on its
+   * own. Any request's failure rejects the whole call with it: see
+   * acquireBatchSettled for a result per request.
+   */
   async acquireBatch(requests) {
     return native.batch(this.#handle, requests);
+  }
+
+  /**
+   * acquireBatch with a result per request, shaped as Promise.allSettled's:
+   * { status: 'fulfilled', value: decision } or { status: 'rejected',
+   * reason: RlError }, in request order (librl's
+   * rl_limiter_acquire_batch_each). It rejects only for the call itself: a
+   * malformed batch (nothing decided, the message names the request's
+   * index) or a closed store. On one Redis node an outage fails every
+   * request alike; with Redis Cluster one node can fail while the others
+   * answer.
+   */
+  async acquireBatchSettled(requests) {
+    return native.batchEach(this.#handle, requests);
   }
 
   /**

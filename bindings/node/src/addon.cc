@@ -104,6 +104,7 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
   exports.Set("tryAcquire", Napi::Function::New(env, Limiter::TryAcquire, "tryAcquire"));
   exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
+  exports.Set("batchEach", Napi::Function::New(env, Limiter::BatchEach, "batchEach"));
   exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));
   exports.Set("name", Napi::Function::New(env, Limiter::Name, "name"));
   exports.Set("acquireWait", Napi::Function::New(env, Limiter::AcquireWait, "acquireWait"));

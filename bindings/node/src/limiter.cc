@@ -150,31 +150,50 @@ Napi::Value Limiter::TryAcquire(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+namespace {
+
+// The requests of a batch: [{ key, cost = 1 }, ...], each key copied (a
+// string's UTF-8 would not outlive its KeyArg).
+class BatchArg {
+ public:
+  explicit BatchArg(Napi::Value value) {
+    Napi::Env env = value.Env();
+    if (!value.IsArray())
+      ThrowTypeError(env, "requests: must be an array of { key, cost } objects");
+    auto items = value.As<Napi::Array>();
+    keys_.reserve(items.Length());
+    requests_.reserve(items.Length());
+    for (uint32_t i = 0; i < items.Length(); ++i) {
+      const std::string at = "requests[" + std::to_string(i) + "]";
+      Napi::Value item = items.Get(i);
+      if (!item.IsObject()) ThrowTypeError(env, at + ": must be a { key, cost } object");
+      Napi::Value cost = item.As<Napi::Object>().Get("cost");
+      KeyArg key(item.As<Napi::Object>().Get("key"), at + ".key");
+      keys_.emplace_back(key.data(), key.size());
+      rl_request request = RL_REQUEST_INIT;
+      request.cost = cost.IsUndefined() ? 1 : Int64Arg(cost, at + ".cost");
+      requests_.push_back(request);
+    }
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      requests_[i].key = keys_[i].data();
+      requests_[i].key_len = keys_[i].size();
+    }
+  }
+
+  const rl_request* data() const { return requests_.data(); }
+  size_t size() const { return requests_.size(); }
+
+ private:
+  std::vector<std::string> keys_;
+  std::vector<rl_request> requests_;
+};
+
+}  // namespace
+
 Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Limiter* limiter = Unwrap(info[0]);
-  if (!info[1].IsArray())
-    ThrowTypeError(env, "requests: must be an array of { key, cost } objects");
-  auto items = info[1].As<Napi::Array>();
-  std::vector<std::string> keys;
-  std::vector<rl_request> requests;
-  keys.reserve(items.Length());
-  requests.reserve(items.Length());
-  for (uint32_t i = 0; i < items.Length(); ++i) {
-    const std::string at = "requests[" + std::to_string(i) + "]";
-    Napi::Value item = items.Get(i);
-    if (!item.IsObject()) ThrowTypeError(env, at + ": must be a { key, cost } object");
-    Napi::Value cost = item.As<Napi::Object>().Get("cost");
-    KeyArg key(item.As<Napi::Object>().Get("key"), at + ".key");
-    keys.emplace_back(key.data(), key.size());
-    rl_request request = RL_REQUEST_INIT;
-    request.cost = cost.IsUndefined() ? 1 : Int64Arg(cost, at + ".cost");
-    requests.push_back(request);
-  }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    requests[i].key = keys[i].data();
-    requests[i].key_len = keys[i].size();
-  }
+  const BatchArg requests(info[1]);
   limiter->ThrowIfClosed(env);
   rl_error* err = nullptr;
 
@@ -193,6 +212,43 @@ Napi::Value Limiter::Batch(const Napi::CallbackInfo& info) {
   const rl_status status =
       rl_limiter_acquire_batch_async_versioned(limiter->handle_, requests.data(), requests.size(),
                                                RL_DECISION_VERSION, OnDecisions, call, &err);
+  if (status != RL_OK) {
+    limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
+    rl_error_free(err);
+  }
+  return Napi::Value(env, promise);
+}
+
+Napi::Value Limiter::BatchEach(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
+  const BatchArg requests(info[1]);
+  limiter->ThrowIfClosed(env);
+  rl_error* err = nullptr;
+
+  if (limiter->store_->local()) {
+    const size_t n = requests.size();
+    std::vector<rl_decision> decisions(n, EmptyDecision());
+    std::vector<rl_status> statuses(n, RL_OK);
+    std::vector<rl_error*> errors(n, nullptr);
+    ThrowIfFailed(
+        env,
+        rl_limiter_acquire_batch_each(limiter->handle_, requests.data(), n, decisions.data(),
+                                      statuses.data(), errors.data(), &err),
+        err);
+    std::vector<std::string> messages(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (errors[i] != nullptr) messages[i] = rl_error_message(errors[i]);
+      rl_error_free(errors[i]);
+    }
+    return SettledArray(env, decisions, statuses, messages);
+  }
+
+  napi_value promise = nullptr;
+  PendingCall* call = limiter->store_->Begin(env, Answer::settled, &promise);
+  // Decisions of this rl.h's version: OnEach reads an array of rl_decision.
+  const rl_status status = rl_limiter_acquire_batch_each_async(
+      limiter->handle_, requests.data(), requests.size(), RL_DECISION_VERSION, OnEach, call, &err);
   if (status != RL_OK) {
     limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
     rl_error_free(err);

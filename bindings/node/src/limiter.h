@@ -26,6 +26,9 @@ class Limiter {
   static Napi::Value TryAcquire(const Napi::CallbackInfo& info);
   // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
   static Napi::Value Batch(const Napi::CallbackInfo& info);
+  // batchEach(limiter, [{key, cost}, ...]) -> [{ status: 'fulfilled', value }
+  // | { status: 'rejected', reason }, ...], or a promise of them
+  static Napi::Value BatchEach(const Napi::CallbackInfo& info);
   // limits(limiter) -> [{ limit, windowUs, burst }, ...] as librl parsed them
   static Napi::Value Limits(const Napi::CallbackInfo& info);
   // name(limiter) -> its name setting, "default" when unset (rl_limiter_name)

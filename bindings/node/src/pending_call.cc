@@ -72,6 +72,45 @@ Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisio
   return {env, array};
 }
 
+// One entry of Promise.allSettled's array, built through the C API alone
+// (nothing throws when JS cannot run).
+napi_value TrySettled(napi_env env, const rl_decision& decision, rl_status status,
+                      const std::string& message) {
+  const bool ok = status == RL_OK;
+  napi_value entry = nullptr;
+  napi_value state = nullptr;
+  const napi_value outcome =
+      ok ? TryDecisionObject(env, decision) : TryRlError(env, status, message);
+  if (outcome == nullptr || napi_create_object(env, &entry) != napi_ok ||
+      napi_create_string_utf8(env, ok ? "fulfilled" : "rejected", NAPI_AUTO_LENGTH, &state) !=
+          napi_ok ||
+      napi_set_named_property(env, entry, "status", state) != napi_ok ||
+      napi_set_named_property(env, entry, ok ? "value" : "reason", outcome) != napi_ok) {
+    return nullptr;
+  }
+  return entry;
+}
+
+napi_value TrySettledArray(napi_env env, const std::vector<rl_decision>& decisions,
+                           const std::vector<rl_status>& statuses,
+                           const std::vector<std::string>& messages) {
+  napi_value array = nullptr;
+  if (napi_create_array_with_length(env, statuses.size(), &array) != napi_ok) return nullptr;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    napi_value entry = TrySettled(env, decisions[i], statuses[i], messages[i]);
+    if (entry == nullptr || napi_set_element(env, array, i, entry) != napi_ok) return nullptr;
+  }
+  return array;
+}
+
+Napi::Array SettledArray(Napi::Env env, const std::vector<rl_decision>& decisions,
+                         const std::vector<rl_status>& statuses,
+                         const std::vector<std::string>& messages) {
+  napi_value array = TrySettledArray(env, decisions, statuses, messages);
+  if (array == nullptr) throw Napi::Error::New(env);
+  return {env, array};
+}
+
 bool PendingCall::Settle(napi_env env) {
   napi_value value = nullptr;
   if (status != RL_OK) {
@@ -82,6 +121,7 @@ bool PendingCall::Settle(napi_env env) {
     case Answer::decision: value = TryDecisionObject(env, decisions.at(0)); break;
     case Answer::nothing: napi_get_undefined(env, &value); break;
     case Answer::decisions: value = TryDecisionArray(env, decisions); break;
+    case Answer::settled: value = TrySettledArray(env, decisions, statuses, messages); break;
   }
   return value != nullptr && napi_resolve_deferred(env, deferred, value) == napi_ok;
 }
@@ -98,6 +138,18 @@ void OnDecisions(void* user_data, rl_status status, const rl_decision* decisions
   auto* call = static_cast<PendingCall*>(user_data);
   if (status == RL_OK) call->decisions.assign(decisions, decisions + count);
   Finish(call, status, err);
+}
+
+void OnEach(void* user_data, const rl_decision* decisions, const rl_status* statuses,
+            const rl_error* const* errors, size_t count) {
+  auto* call = static_cast<PendingCall*>(user_data);
+  call->decisions.assign(decisions, decisions + count);
+  call->statuses.assign(statuses, statuses + count);
+  call->messages.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (errors[i] != nullptr) call->messages[i] = rl_error_message(errors[i]);
+  }
+  Finish(call, RL_OK, nullptr);
 }
 
 }  // namespace rlnode

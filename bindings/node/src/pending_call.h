@@ -15,7 +15,8 @@ namespace rlnode {
 class Store;
 
 // What the promise resolves to.
-enum class Answer { decision, nothing, decisions };
+// settled: one { status, value | reason } per request, as Promise.allSettled.
+enum class Answer { decision, nothing, decisions, settled };
 
 struct PendingCall {
   Store* store = nullptr;
@@ -29,6 +30,9 @@ struct PendingCall {
   rl_status status = RL_OK;
   std::string message;
   std::vector<rl_decision> decisions;
+  // Answer::settled: each request's status and, when it failed, message.
+  std::vector<rl_status> statuses;
+  std::vector<std::string> messages;
 
   // Resolves or rejects the promise. JS thread only, inside a handle scope.
   // False when JS can no longer run in env (a worker being terminated):
@@ -42,11 +46,19 @@ Napi::Value DecisionObject(Napi::Env env, const rl_decision& d);
 // back for a sync call.
 void StoreLastDecision(Napi::Env env, const rl_decision& d);
 Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions);
+// [{ status: 'fulfilled', value: decision } | { status: 'rejected', reason:
+// RlError }, ...]: request i's result from decisions[i] or statuses[i] and
+// messages[i].
+Napi::Array SettledArray(Napi::Env env, const std::vector<rl_decision>& decisions,
+                         const std::vector<rl_status>& statuses,
+                         const std::vector<std::string>& messages);
 
 // librl callbacks; user_data is the PendingCall.
 void OnDecision(void* user_data, rl_status status, const rl_decision* decision,
                 const rl_error* err);
 void OnDecisions(void* user_data, rl_status status, const rl_decision* decisions, size_t count,
                  const rl_error* err);
+void OnEach(void* user_data, const rl_decision* decisions, const rl_status* statuses,
+            const rl_error* const* errors, size_t count);
 
 }  // namespace rlnode

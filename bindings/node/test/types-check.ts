@@ -20,6 +20,9 @@ async function documentedUsage(): Promise<void> {
     signal: AbortSignal.timeout(10),
   });
   const batch: rl.Decision[] = await limiter.acquireBatch([{ key: 'a' }, { key: 'b', cost: 3 }]);
+  const settled: rl.BatchSettledResult[] = await limiter.acquireBatchSettled([{ key: 'a' }]);
+  const first = settled[0];
+  const settledCode: string | boolean = first.status === 'fulfilled' ? first.value.allowed : first.reason.code;
   await limiter.peek('k');
   await limiter.refund('k', 1);
   await limiter.reset('k');
@@ -33,7 +36,7 @@ async function documentedUsage(): Promise<void> {
   const healthy: boolean = await bucket.isHealthy();
   const viaIndex = new rl.RedisTokenBucket('redis://127.0.0.1:6379', 'k', 1, 0.5);
   await store[Symbol.asyncDispose]();
-  void [source, now, outageTolerant, p99, text, up, allowed, waited, batch, code, shutdown, ok, ms, healthy, viaIndex];
+  void [source, now, outageTolerant, p99, text, up, allowed, waited, batch, settledCode, code, shutdown, ok, ms, healthy, viaIndex];
 }
 
 async function misuse(store: rl.Store): Promise<void> {

@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 2
+#define RL_VERSION_MINOR 3
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.2.0"
+#define RL_VERSION_STRING "1.3.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -91,7 +91,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.2.0" of the library loaded at run time. Static storage. */
+/* "1.3.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -377,6 +377,32 @@ RL_API rl_status rl_limiter_acquire_wait(rl_limiter* limiter, const rl_request* 
  * index. */
 RL_API rl_status rl_limiter_acquire_batch(rl_limiter* limiter, const rl_request* requests,
                                           size_t count, rl_decision* decisions, rl_error** err);
+/* 1.3. rl_limiter_acquire_batch with a result per request: where one
+ * request's store call fails, the others still get their decisions. On a
+ * single Redis node a batch travels as one write, so an outage (timeout,
+ * connection lost) fails every request of it, each with that status; a
+ * request can still fail alone (a script error on its key), and with Redis
+ * Cluster a batch is split by node, so one node can fail while the others
+ * answer. Each request that had an outage takes the limiter's on_failure
+ * on its own (a decision of source RL_SOURCE_FAIL_OPEN or RL_SOURCE_LOCAL).
+ * Returns RL_OK when the batch was accepted and every request has its
+ * result: statuses[i] is RL_OK when decisions[i] was filled, else the
+ * request's failure (decisions[i] is then left as the caller set it). When
+ * errors is not NULL, errors[i] receives a new rl_error (the caller frees
+ * each with rl_error_free) for every failed request and NULL for the
+ * others (NULL too when its error could not be allocated). decisions
+ * carries versions as in rl_limiter_acquire_batch; statuses and errors have
+ * count elements.
+ * Any other return is the call's own failure, with nothing decided and
+ * nothing written to statuses or errors: a malformed batch
+ * (RL_E_INVALID_ARG, naming the argument or request index as
+ * rl_limiter_acquire_batch does), a closed store (RL_E_SHUTDOWN), or
+ * RL_E_UNSUPPORTED from inside a completion callback of a store that waits
+ * for I/O. */
+RL_API rl_status rl_limiter_acquire_batch_each(rl_limiter* limiter, const rl_request* requests,
+                                               size_t count, rl_decision* decisions,
+                                               rl_status* statuses, rl_error** errors,
+                                               rl_error** err);
 
 /* ------------------------------------------------------------------ */
 /* Asynchronous calls */
@@ -439,6 +465,31 @@ RL_API rl_status rl_limiter_acquire_batch_async_versioned(rl_limiter* limiter,
                                                           uint32_t decision_version,
                                                           rl_batch_callback callback,
                                                           void* user_data, rl_error** err);
+
+/* 1.3. Completion of rl_limiter_acquire_batch_each_async: count results in
+ * request order. statuses[i] is RL_OK when decisions[i] holds the i-th
+ * decision; otherwise it is that request's failure, errors[i] its error
+ * and decisions[i] all zero but its version. errors[i] is NULL for every
+ * request that did not fail. decisions are of the version asked for (the
+ * array steps by its size). Everything is valid only during the callback,
+ * which must not free it. Same threading rules as rl_callback. */
+typedef void (*rl_batch_each_callback)(void* user_data, const rl_decision* decisions,
+                                       const rl_status* statuses, const rl_error* const* errors,
+                                       size_t count);
+/* 1.3. rl_limiter_acquire_batch_each without blocking: returns at once. On
+ * RL_OK the callback runs exactly once later, on a thread owned by rl,
+ * never inside this call; a failure of the whole batch (an outage, or
+ * RL_E_SHUTDOWN when the store closes first) reaches it as every request's
+ * status (on memory://, a batch being decided as the store closes ends
+ * split: the requests decided before are RL_OK, the others RL_E_SHUTDOWN).
+ * On any other status (a malformed batch, decision_version not 1 to
+ * RL_DECISION_VERSION, a NULL callback, a closed store) it never runs.
+ * Requests and keys are copied. */
+RL_API rl_status rl_limiter_acquire_batch_each_async(rl_limiter* limiter,
+                                                     const rl_request* requests, size_t count,
+                                                     uint32_t decision_version,
+                                                     rl_batch_each_callback callback,
+                                                     void* user_data, rl_error** err);
 
 #ifdef __cplusplus
 }

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import math
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Optional, Tuple, Union, cast, overload
 
 from . import native
 from ._completion import queue_of
 from .decision import Decision, Limit
-from .errors import invalid
+from .errors import RateLimitError, invalid
 
 if TYPE_CHECKING:
     from .store import Store
@@ -131,12 +131,38 @@ class Limiter:
         else:  # rl_limiter_reset takes no request: the async form, waited for, does
             native.call_blocking(self._handle, _OP_RESET, (key, 1, _timeout_us(timeout)))
 
+    @overload
     def acquire_batch(
-        self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None
-    ) -> list[Decision]:
+        self,
+        requests: Iterable[BatchItem],
+        *,
+        timeout: Optional[float] = None,
+        return_exceptions: Literal[False] = False,
+    ) -> list[Decision]: ...
+
+    @overload
+    def acquire_batch(
+        self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None, return_exceptions: bool
+    ) -> list[Union[Decision, RateLimitError]]: ...
+
+    def acquire_batch(
+        self,
+        requests: Iterable[BatchItem],
+        *,
+        timeout: Optional[float] = None,
+        return_exceptions: bool = False,
+    ) -> Union[list[Decision], list[Union[Decision, RateLimitError]]]:
         """Acquires many requests (keys, or (key, cost) pairs) in one round
-        trip per store node; one decision each, in order."""
-        return native.rl_limiter_acquire_batch(self._handle, self._batch(requests, timeout))
+        trip per store node; one decision each, in order. A request that
+        fails raises its error for the whole batch, unless return_exceptions
+        is true: then, as with asyncio.gather, its exception takes its place
+        in the list and the others keep their decisions (librl's
+        rl_limiter_acquire_batch_each). A malformed batch raises either way,
+        with nothing decided."""
+        batch = self._batch(requests, timeout)
+        if return_exceptions:
+            return native.acquire_batch_each(self._handle, batch)
+        return native.rl_limiter_acquire_batch(self._handle, batch)
 
     def acquire_wait(
         self, key: Key, cost: int = 1, *, max_wait: float = math.inf, timeout: Optional[float] = None
@@ -167,17 +193,38 @@ class Limiter:
         """reset() without blocking the event loop."""
         await self._call(_OP_RESET, key, 1, timeout)
 
+    @overload
     async def aacquire_batch(
-        self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None
-    ) -> list[Decision]:
+        self,
+        requests: Iterable[BatchItem],
+        *,
+        timeout: Optional[float] = None,
+        return_exceptions: Literal[False] = False,
+    ) -> list[Decision]: ...
+
+    @overload
+    async def aacquire_batch(
+        self, requests: Iterable[BatchItem], *, timeout: Optional[float] = None, return_exceptions: bool
+    ) -> list[Union[Decision, RateLimitError]]: ...
+
+    async def aacquire_batch(
+        self,
+        requests: Iterable[BatchItem],
+        *,
+        timeout: Optional[float] = None,
+        return_exceptions: bool = False,
+    ) -> Union[list[Decision], list[Union[Decision, RateLimitError]]]:
         """acquire_batch() without blocking the event loop."""
         batch = self._batch(requests, timeout)
         if self._inline:
+            if return_exceptions:
+                return native.acquire_batch_each(self._handle, batch)
             return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
-        fut: "asyncio.Future[list[Decision]]" = loop.create_future()
-        native.acquire_batch_async(self._handle, batch, queue_of(loop), fut)
-        return await fut
+        fut: "asyncio.Future[Any]" = loop.create_future()
+        start = native.acquire_batch_each_async if return_exceptions else native.acquire_batch_async
+        start(self._handle, batch, queue_of(loop), fut)
+        return cast(Union[list[Decision], list[Union[Decision, RateLimitError]]], await fut)
 
     async def aacquire_wait(
         self, key: Key, cost: int = 1, *, max_wait: float = math.inf, timeout: Optional[float] = None

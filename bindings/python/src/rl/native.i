@@ -6,7 +6,9 @@
  * - a request (`const rl_request *`) is a tuple (key, cost, timeout_us),
  *   a batch (`const rl_request *requests, size_t count`) a sequence of them;
  * - a decision (`rl_decision *` out) comes back as the package's
- *   rl.Decision (see set_decision_type), a batch as a list of them;
+ *   rl.Decision (see set_decision_type), a batch as a list of them (with
+ *   acquire_batch_each, the exception of each request that failed in its
+ *   place);
  * - `rl_error **err` is hidden: a failure raises the exception that the
  *   factory given to set_error_factory() builds from (status, message).
  * The blocking calls release the GIL. The asynchronous calls take a
@@ -214,6 +216,25 @@ static PyObject* rl_decision_list(const rl_decision* d, size_t n) {
   return list;
 }
 
+/* A batch's results, each request's own: its Decision, or the exception
+ * built from its status and message. */
+static PyObject* rl_result_list(const rl_decision* d, const rl_status* statuses,
+                                const char* const* messages, size_t n) {
+  PyObject* list = PyList_New((Py_ssize_t)n);
+  if (!list) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    PyObject* t = statuses[i] == RL_OK
+                      ? rl_decision_object(&d[i])
+                      : rl_make_exception(statuses[i], messages[i] ? messages[i] : "");
+    if (!t) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+  }
+  return list;
+}
+
 static int rl_interpreter_gone(void) {
 #if PY_VERSION_HEX >= 0x030D0000
   return !Py_IsInitialized() || Py_IsFinalizing();
@@ -241,9 +262,12 @@ typedef struct rl_py_entry {
   PyObject* fut;
   rl_status status;
   char* message; /* on failure */
-  int batch;     /* 1: decisions[count] is the payload, as a list */
+  int batch;     /* 1: decisions[count] is the payload, as a list; 2: with
+                    statuses and messages, one result per request */
   size_t count;
   rl_decision* decisions;
+  rl_status* statuses; /* batch 2 */
+  char** messages;     /* batch 2: NULL for a request that did not fail */
   rl_decision one;
 } rl_py_entry;
 
@@ -269,6 +293,11 @@ static void rl_entry_free(rl_py_entry* e) { /* with the GIL */
   Py_XDECREF(e->fut);
   free(e->message);
   free(e->decisions);
+  if (e->messages) {
+    for (size_t i = 0; i < e->count; i++) free(e->messages[i]);
+  }
+  free(e->messages);
+  free(e->statuses);
   free(e);
   rl_queue_unref(q);
 }
@@ -287,6 +316,8 @@ static void rl_queue_discard(rl_py_queue* q) {
   }
 }
 
+static void rl_enqueue(rl_py_entry* e);
+
 static void rl_complete(rl_py_entry* e, rl_status status, const rl_decision* decisions, size_t count,
                         const rl_error* err) {
   e->status = status;
@@ -300,6 +331,35 @@ static void rl_complete(rl_py_entry* e, rl_status status, const rl_decision* dec
   } else if (decisions) {
     e->one = *decisions;
   }
+  rl_enqueue(e);
+}
+
+/* A batch with a result per request: copied out while the callback runs. A
+ * copy that fails leaves decisions NULL, which settles as out of memory. */
+static void rl_complete_each(rl_py_entry* e, const rl_decision* decisions,
+                             const rl_status* statuses, const rl_error* const* errors,
+                             size_t count) {
+  e->status = RL_OK;
+  e->count = count;
+  size_t n = count ? count : 1;
+  e->decisions = (rl_decision*)malloc(n * sizeof(rl_decision));
+  e->statuses = (rl_status*)malloc(n * sizeof(rl_status));
+  e->messages = (char**)calloc(n, sizeof(char*));
+  if (e->decisions && e->statuses && e->messages) {
+    memcpy(e->decisions, decisions, count * sizeof(rl_decision));
+    memcpy(e->statuses, statuses, count * sizeof(rl_status));
+    for (size_t i = 0; i < count; i++) {
+      if (errors[i]) e->messages[i] = strdup(rl_error_message(errors[i]));
+    }
+  } else {
+    free(e->decisions);
+    e->decisions = NULL;
+  }
+  rl_enqueue(e);
+}
+
+/* Hands e to its loop's queue, waking the loop when the queue was idle. */
+static void rl_enqueue(rl_py_entry* e) {
   rl_py_queue* q = e->queue;
   pthread_mutex_lock(&q->mu);
   e->next = NULL;
@@ -334,6 +394,12 @@ static void rl_on_complete(void* user_data, rl_status status, const rl_decision*
 static void rl_on_batch_complete(void* user_data, rl_status status, const rl_decision* decisions,
                                  size_t count, const rl_error* err) {
   rl_complete((rl_py_entry*)user_data, status, decisions, count, err);
+}
+
+static void rl_on_batch_each_complete(void* user_data, const rl_decision* decisions,
+                                      const rl_status* statuses, const rl_error* const* errors,
+                                      size_t count) {
+  rl_complete_each((rl_py_entry*)user_data, decisions, statuses, errors, count);
 }
 
 /* A new entry for a call about to start on q (with the GIL). */
@@ -372,6 +438,10 @@ static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
   if (e->status != RL_OK) {
     payload = rl_make_exception(e->status, e->message ? e->message : "");
     method = "set_exception";
+  } else if (e->batch == 2) {
+    payload = e->decisions ? rl_result_list(e->decisions, e->statuses,
+                                            (const char* const*)e->messages, e->count)
+                           : PyErr_NoMemory();
   } else if (e->batch) {
     payload = e->decisions ? rl_decision_list(e->decisions, e->count) : PyErr_NoMemory();
   } else {
@@ -523,6 +593,8 @@ static void* rl_free_store_thread(void* store) {
 %ignore rl_limiter_acquire_async;
 %ignore rl_limiter_acquire_wait_async;
 %ignore rl_limiter_acquire_batch_async;
+%ignore rl_limiter_acquire_batch_each;
+%ignore rl_limiter_acquire_batch_each_async;
 
 /* The calls that may wait for I/O or for other threads run without the GIL. */
 %thread rl_store_open;
@@ -792,5 +864,56 @@ rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, s
   return rl_started(
       rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
                                                rl_on_batch_complete, e, err), e);
+}
+
+/* rl_limiter_acquire_batch_each without the GIL: a list with each
+ * request's Decision, or its exception in its place. A malformed batch
+ * raises. */
+PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, size_t count) {
+  /* librl refuses 0 and more than RL_MAX_BATCH before reading any array */
+  size_t n = count == 0 || count > RL_MAX_BATCH ? 1 : count;
+  rl_decision* decisions = (rl_decision*)malloc(n * sizeof(rl_decision));
+  rl_status* statuses = (rl_status*)malloc(n * sizeof(rl_status));
+  rl_error** errors = (rl_error**)calloc(n, sizeof(rl_error*));
+  char** messages = (char**)calloc(n, sizeof(char*));
+  PyObject* list = NULL;
+  if (!decisions || !statuses || !errors || !messages) {
+    PyErr_NoMemory();
+  } else {
+    rl_decision init = RL_DECISION_INIT;
+    for (size_t i = 0; i < n; i++) decisions[i] = init;
+    rl_error* err = NULL;
+    rl_status s;
+    Py_BEGIN_ALLOW_THREADS s = rl_limiter_acquire_batch_each(limiter, requests, count, decisions,
+                                                             statuses, errors, &err);
+    Py_END_ALLOW_THREADS
+    if (s != RL_OK) {
+      rl_raise(s, rl_error_message(err));
+      rl_error_free(err);
+    } else {
+      for (size_t i = 0; i < count; i++) {
+        if (errors[i]) messages[i] = (char*)rl_error_message(errors[i]);
+      }
+      list = rl_result_list(decisions, statuses, (const char* const*)messages, count);
+      for (size_t i = 0; i < count; i++) rl_error_free(errors[i]);
+    }
+  }
+  free(decisions);
+  free(statuses);
+  free(errors);
+  free(messages);
+  return list;
+}
+
+/* rl_limiter_acquire_batch_each_async: fut gets the list that
+ * acquire_batch_each returns. */
+rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
+                                   rl_py_queue* q, PyObject* fut, rl_error** err) {
+  rl_py_entry* e = rl_entry_new(q, fut, 2);
+  if (!e) return RL_E_NO_MEMORY;
+  return rl_started(rl_limiter_acquire_batch_each_async(limiter, requests, count,
+                                                        RL_DECISION_VERSION,
+                                                        rl_on_batch_each_complete, e, err),
+                    e);
 }
 %}

@@ -72,6 +72,37 @@ final class Native {
       long limiter, byte[][] keys, long[] costs, long timeoutUs, CompletableFuture<long[]> future);
 
   /**
+   * A batch's results, one per request (rl_limiter_acquire_batch_each): DECISION_FIELDS decision
+   * fields each (zero for a failed request), its rl_status, and its message (null when it did not
+   * fail).
+   */
+  record Each(long[] decisions, int[] statuses, String[] messages) {}
+
+  static native Each batchEach(long limiter, byte[][] keys, long[] costs, long timeoutUs);
+
+  static native void batchEachAsync(
+      long limiter, byte[][] keys, long[] costs, long timeoutUs, CompletableFuture<Each> future);
+
+  /**
+   * Called by rl_jni.c on rl's thread, exactly once per batchEachAsync; each is null when it could
+   * not be built (out of memory). Never throws.
+   */
+  @SuppressWarnings("unused")
+  private static void completeEach(CompletableFuture<Each> future, Each each) {
+    COMPLETIONS.incrementAndGet();
+    try {
+      if (each != null) {
+        future.complete(each);
+      } else {
+        future.completeExceptionally(
+            new RateLimitException(Status.NO_MEMORY, "out of memory for a batch's results"));
+      }
+    } catch (Throwable ignored) {
+      // A dependent stage's own failure is that stage's, not rl's.
+    }
+  }
+
+  /**
    * Called by rl_jni.c on rl's thread, exactly once per asynchronous call. Never throws: nothing may
    * be left pending across rl's callback.
    */

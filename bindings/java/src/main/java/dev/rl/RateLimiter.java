@@ -26,6 +26,17 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
+  /**
+   * One request's result in {@link #acquireBatchEach}: its decision, or the exception it failed
+   * with (exactly one of the two is null).
+   */
+  public record BatchResult(Decision decision, RateLimitException error) {
+    /** True when the request was decided (allowed or denied), false when it failed. */
+    public boolean ok() {
+      return error == null;
+    }
+  }
+
   // rl clamps a wait beyond 2^52 us to it; anything longer is "forever".
   private static final long MAX_WAIT_US = 1L << 52;
 
@@ -163,6 +174,24 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #acquireBatch} with a result per request (rl_limiter_acquire_batch_each): results.get(i)
+   * holds request i's decision, or the exception it failed with, so that one failed request does
+   * not hide the others' decisions. On one Redis node an outage fails every request alike; with
+   * Redis Cluster a batch is split by node, and one node can fail while the others answer. Throws
+   * only for the call itself: a malformed batch (nothing decided; the message names the request's
+   * index) or a closed store.
+   */
+  public List<BatchResult> acquireBatchEach(List<Request> requests) {
+    Batch batch = new Batch(requests);
+    long limiter = handle.acquire();
+    try {
+      return results(Native.batchEach(limiter, batch.keys, batch.costs, timeoutUs));
+    } finally {
+      handle.release();
+    }
+  }
+
   public CompletableFuture<Decision> tryAcquireAsync(String key, long cost) {
     return callAsync(Native.OP_ACQUIRE, bytes(key), cost, 0).thenApply(Decision::of);
   }
@@ -222,6 +251,23 @@ public final class RateLimiter implements AutoCloseable {
     return raw.thenApply(RateLimiter::decisions);
   }
 
+  /** {@link #acquireBatchEach} without blocking: the future fails only as that call throws. */
+  public CompletableFuture<List<BatchResult>> acquireBatchEachAsync(List<Request> requests) {
+    Batch batch = new Batch(requests);
+    CompletableFuture<Native.Each> raw = new CompletableFuture<>();
+    try {
+      long limiter = handle.acquire();
+      try {
+        Native.batchEachAsync(limiter, batch.keys, batch.costs, timeoutUs, raw);
+      } finally {
+        handle.release();
+      }
+    } catch (RateLimitException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return raw.thenApply(RateLimiter::results);
+  }
+
   /**
    * Frees the limiter; calls in flight still complete. Idempotent. On a view ({@link #withTimeout})
    * it does nothing: the limiter it came from owns the handle.
@@ -268,6 +314,18 @@ public final class RateLimiter implements AutoCloseable {
     int count = fields.length / Native.DECISION_FIELDS;
     List<Decision> out = new ArrayList<>(count);
     for (int i = 0; i < count; i++) out.add(Decision.of(fields, i));
+    return List.copyOf(out);
+  }
+
+  private static List<BatchResult> results(Native.Each each) {
+    List<BatchResult> out = new ArrayList<>(each.statuses().length);
+    for (int i = 0; i < each.statuses().length; i++) {
+      int status = each.statuses()[i];
+      out.add(
+          status == 0
+              ? new BatchResult(Decision.of(each.decisions(), i), null)
+              : new BatchResult(null, new RateLimitException(status, each.messages()[i])));
+    }
     return List.copyOf(out);
   }
 
