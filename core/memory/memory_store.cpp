@@ -211,6 +211,12 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
   // Nothing here waits, so no deadline can pass: timeout_us is not needed.
   Outcome run(Op op, std::string_view key, int64_t cost, int64_t /*timeout_us*/) override {
     if (store_->closed()) return shutdown_outcome();
+    return decide(op, key, cost);
+  }
+
+  // One call, closed or not: a batch checks once, so that a close never
+  // splits it into decided and refused requests.
+  Outcome decide(Op op, std::string_view key, int64_t cost) {
     Outcome o;
     Chance chance;
     if (draws_) chance = Chance{draws_->next(), factor_reuse_us_};
@@ -234,16 +240,16 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     if (store_->closed()) throw Error(Code::shutdown, "store: closed");
     std::vector<Outcome> outcomes;
     outcomes.reserve(calls.size());
-    for (const Call& c : calls) outcomes.push_back(run(c.op, c.key, c.cost, 0));
+    for (const Call& c : calls) outcomes.push_back(decide(c.op, c.key, c.cost));
     return outcomes;
   }
 
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override {
     auto task = [self = shared_from_this(), calls = std::move(calls), done](bool shutting_down) {
-      if (shutting_down) return done(shutdown_outcome(), {});
+      if (shutting_down || self->store_->closed()) return done(shutdown_outcome(), {});
       std::vector<Outcome> outcomes;
       outcomes.reserve(calls.size());
-      for (const Call& c : calls) outcomes.push_back(self->run(c.op, c.key, c.cost, 0));
+      for (const Call& c : calls) outcomes.push_back(self->decide(c.op, c.key, c.cost));
       done(Outcome{}, std::move(outcomes));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {

@@ -213,16 +213,18 @@ TEST(BatchEach, ClosedStoreIsTheCallsFailure) {
 }
 
 // Batches still pending when the store closes complete before close returns,
-// once each. A batch that memory:// was deciding when close began is split:
-// the requests decided before it are RL_OK (and counted), the rest
-// RL_E_SHUTDOWN; acquire_batch reports such a batch as RL_E_SHUTDOWN alone.
+// once each, and each whole: all of its requests decided (and counted), or
+// all RL_E_SHUTDOWN, never split by the close.
 struct CloseCounts {
-  std::atomic<int> calls{0}, decided{0}, shut_down{0}, other{0};
+  std::atomic<int> calls{0}, decided{0}, shut_down{0}, other{0}, split{0};
 };
 
 void count_at_close(void* user, const rl_decision*, const rl_status* statuses,
                     const rl_error* const* errors, size_t count) {
   auto* c = static_cast<CloseCounts*>(user);
+  size_t ok = 0;
+  for (size_t i = 0; i < count; ++i) ok += statuses[i] == RL_OK ? 1 : 0;
+  if (ok != 0 && ok != count) c->split++;
   for (size_t i = 0; i < count; ++i) {
     if (statuses[i] == RL_OK && errors[i] == nullptr) {
       c->decided++;
@@ -255,6 +257,7 @@ TEST(BatchEach, CloseCompletesEveryPendingBatchOnce) {
   EXPECT_EQ(counts.calls.load(), kBatches);
   EXPECT_EQ(counts.decided.load() + counts.shut_down.load(), 3 * kBatches);
   EXPECT_EQ(counts.other.load(), 0);
+  EXPECT_EQ(counts.split.load(), 0);
   // Exactly the requests reported decided were counted.
   rl_store_stats stats = RL_STORE_STATS_INIT;
   ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);

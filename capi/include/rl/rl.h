@@ -480,8 +480,8 @@ typedef void (*rl_batch_each_callback)(void* user_data, const rl_decision* decis
  * RL_OK the callback runs exactly once later, on a thread owned by rl,
  * never inside this call; a failure of the whole batch (an outage, or
  * RL_E_SHUTDOWN when the store closes first) reaches it as every request's
- * status (on memory://, a batch being decided as the store closes ends
- * split: the requests decided before are RL_OK, the others RL_E_SHUTDOWN).
+ * status (a batch is never split by a close: memory:// decides all of it,
+ * or none).
  * On any other status (a malformed batch, decision_version not 1 to
  * RL_DECISION_VERSION, a NULL callback, a closed store) it never runs.
  * Requests and keys are copied. */
