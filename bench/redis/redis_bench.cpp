@@ -9,6 +9,10 @@
 //   rl_redis_bench idle-memory                      MEMORY USAGE of one idle key
 //   rl_redis_bench deny-cache SECONDS               one key offered 20x its limit by
 //                                                   64 paced callers, cache off and on
+//   rl_redis_bench cluster CALLS                    Redis CPU per decision and rate on
+//                                                   one server, a master with a replica
+//                                                   and redis+cluster:// (1 and 64
+//                                                   callers); each master's share
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -305,6 +309,138 @@ void throughput(const std::string& algorithm, int n) {
       algorithm.c_str(), n, ours, peer.per_second);
 }
 
+// INFO commandstats of one server, its script commands only (FCALL,
+// EVALSHA, EVAL): their time includes the commands their Lua calls, which
+// commandstats also lists on their own.
+struct CommandStats {
+  double usec = 0;
+  double script_calls = 0;  // one per decision, or per coalesced batch
+};
+CommandStats command_stats(const std::string& info) {
+  CommandStats stats;
+  for (const std::string& line : lines_of(info)) {
+    const size_t colon = line.find(':');
+    if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
+    const std::string command = line.substr(8, colon - 8);
+    if (command != "fcall" && command != "evalsha" && command != "eval") continue;
+    stats.usec += std::atof(line.c_str() + line.find("usec=") + 5);
+    stats.script_calls += std::atof(line.c_str() + line.find("calls=") + 6);
+  }
+  return stats;
+}
+
+// redis-cli on a server of scripts/with-redis that wants a password.
+std::string cli_with(const std::string& port, const std::string& password,
+                     const std::vector<std::string>& args) {
+  std::string command =
+      "redis-cli -p " + port + " -a " + shell_quote(password) + " --no-auth-warning";
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  return shell(command);
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// `n` gcra decisions over `keys` keys from `callers` chains (1: one caller
+// waiting for each answer), on the store at `url`; decisions per second.
+double decide_from(const std::string& url, int callers, int n, int keys) {
+  rl_store* store = nullptr;
+  rl_error* err = nullptr;
+  if (rl_store_open(url.c_str(), nullptr, &store, &err) != RL_OK) {
+    fail(std::string("rl_store_open: ") + rl_error_message(err));
+  }
+  double per_second = 0;
+  {
+    Limiter limiter(store, limiter_settings("gcra", kLimit, "bench"));
+    Chains chains;
+    chains.limiter = &limiter;
+    chains.n = n;
+    std::mt19937_64 random(3);
+    for (int i = 0; i < keys; ++i) chains.keys.push_back(random_key(random));
+    const auto start = SteadyClock::now();
+    for (int c = 0; c < callers; ++c) chains.next();
+    {
+      std::unique_lock lock(chains.mutex);
+      chains.all_done.wait(lock, [&] { return chains.finished.load() >= n; });
+    }
+    per_second = n / std::chrono::duration<double>(SteadyClock::now() - start).count();
+  }
+  rl_store_free(store);
+  return per_second;
+}
+
+// One deployment of scripts/with-redis: its URL, and the masters whose
+// commandstats add up to its Redis CPU.
+struct Deployment {
+  const char* name;
+  std::string url;
+  std::vector<std::string> masters;
+  std::string password;
+};
+
+// The same decisions on one server, on a master with a replica (Sentinel's,
+// addressed directly) and on the cluster: Redis CPU per decision (summed
+// over the masters) and how the cluster's decisions fall on its masters.
+// Over 4,096 keys (spread over every master) and on one key (one master:
+// what a node costs when its caches are its own).
+void cluster(int n) {
+  const char* extra = std::getenv("RL_BENCH_STORE_OPTIONS");
+  const std::string options = extra != nullptr && *extra != '\0' ? std::string("&") + extra : "";
+  const std::string data_pw = env("RL_TEST_SENTINEL_DATA_PASSWORD");
+  const std::string sentinel_master = words(env("RL_TEST_SENTINEL_NODE_PORTS")).at(0);
+  std::vector<std::string> masters;
+  for (const std::string& port : words(env("RL_TEST_CLUSTER_PORTS"))) {
+    if (cli_with(port, env("RL_TEST_CLUSTER_PASSWORD"), {"ROLE"}).rfind("master", 0) == 0) {
+      masters.push_back(port);
+    }
+  }
+  const std::vector<Deployment> deployments{
+      {"standalone", env("RL_TEST_REDIS_URL") + "?", {env("RL_TEST_REDIS_PORT")}, ""},
+      {"replicated",
+       "redis://:" + data_pw + "@127.0.0.1:" + sentinel_master + "?",
+       {sentinel_master},
+       data_pw},
+      {"cluster", env("RL_TEST_CLUSTER_URL") + "?", masters, env("RL_TEST_CLUSTER_PASSWORD")},
+  };
+  for (const auto& [callers, keys] : {std::pair{1, 4096}, {64, 4096}, {1, 1}, {64, 1}}) {
+    for (const Deployment& d : deployments) {
+      const std::string tag =
+          std::string(d.name).substr(0, 3) + std::to_string(callers) + "k" + std::to_string(keys);
+      // Warm: the library loaded on every node, the connections made.
+      decide_from(d.url + "prefix=" + unique_prefix("w" + tag) + options, callers, 2000, 4096);
+      for (const std::string& port : d.masters) cli_with(port, d.password, {"CONFIG", "RESETSTAT"});
+      const double rate =
+          decide_from(d.url + "prefix=" + unique_prefix(tag) + options, callers, n, keys);
+      std::vector<CommandStats> per_master;
+      double usec = 0;
+      double script_calls = 0;
+      for (const std::string& port : d.masters) {
+        per_master.push_back(command_stats(cli_with(port, d.password, {"INFO", "commandstats"})));
+        usec += per_master.back().usec;
+        script_calls += per_master.back().script_calls;
+      }
+      std::string shares;
+      double largest = 0;
+      for (const CommandStats& m : per_master) {
+        largest = std::max(largest, script_calls > 0 ? m.script_calls / script_calls : 0.0);
+        char share[32];
+        std::snprintf(share, sizeof share, "%s%.3f", shares.empty() ? "" : ",",
+                      script_calls > 0 ? m.script_calls / script_calls : 0.0);
+        shares += share;
+      }
+      std::printf(
+          "{\"bench\":\"cluster\",\"deployment\":\"%s\",\"callers\":%d,\"keys\":%d,"
+          "\"calls\":%d,\"masters\":%zu,\"redis_us_per_decision\":%.2f,\"per_second\":%.0f,"
+          "\"largest_master_share\":%.3f,\"master_shares_of_script_calls\":[%s]}\n",
+          d.name, callers, keys, n, d.masters.size(), usec / n, rate, largest, shares.c_str());
+    }
+  }
+}
+
 // MEMORY USAGE summed over the keys that start with prefix.
 double memory_usage(const std::string& prefix) {
   double bytes = 0;
@@ -463,6 +599,8 @@ int main(int argc, char** argv) {
     sliding_log(std::atoi(argv[2]), entries);
   } else if (mode == "deny-cache") {
     deny_cache(arg_int(argc, argv, 2, 3));
+  } else if (mode == "cluster") {
+    cluster(arg_int(argc, argv, 2, 20000));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {
@@ -474,7 +612,7 @@ int main(int argc, char** argv) {
   } else {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
-        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS]]");
+        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | cluster [CALLS]]");
   }
   return 0;
 }
