@@ -1,9 +1,10 @@
-# Sourced by scripts/with-redis: a master, its replica and a sentinel on
+# Sourced by scripts/with-redis: a master, its replica and three sentinels on
 # loopback for the redis+sentinel:// tests. Master and replica want a
 # password, and so does the sentinel (a different one), so that the tests
 # show which credential goes where.
 #   sentinel_servers DIR   (needs free_port from with-redis)
-# Exports RL_TEST_SENTINEL_PORT, RL_TEST_SENTINEL_MASTER (the name),
+# Exports RL_TEST_SENTINEL_PORT (the first sentinel), RL_TEST_SENTINEL_PORTS
+# (all three), RL_TEST_SENTINEL_MASTER (the name),
 # RL_TEST_SENTINEL_PASSWORD, RL_TEST_SENTINEL_DATA_PASSWORD (master's and
 # replica's), RL_TEST_SENTINEL_NODE_PORTS ("master replica" at the start).
 
@@ -23,35 +24,47 @@ sentinel_servers() {
       --repl-diskless-sync yes --repl-diskless-sync-delay 0 --shutdown-timeout 0 \
       "${extra[@]}" >/dev/null
   done
-  # The sentinel finds the replica in the master's INFO: start it once the
+  # The sentinels find the replica in the master's INFO: start them once the
   # replica is in sync, so that a failover has somewhere to go.
   for _ in $(seq 200); do
     redis-cli -p "$rp" -a "$data_pw" --no-auth-warning info replication 2>/dev/null |
       grep -q 'master_link_status:up' && break
     sleep 0.05
   done
-  mkdir -p "$d/sentinel"
-  cat >"$d/sentinel/sentinel.conf" <<CONF
+  # Three sentinels, quorum two: what a production deployment runs.
+  local ports=() i sub
+  for i in 1 2 3; do
+    sp=$(free_port)
+    ports+=("$sp")
+    sub="$d/sentinel-$i"
+    mkdir -p "$sub"
+    cat >"$sub/sentinel.conf" <<CONF
 port $sp
 bind 127.0.0.1
 daemonize yes
-pidfile $d/sentinel/redis.pid
-logfile $d/sentinel/redis.log
-dir $d/sentinel
+pidfile $sub/redis.pid
+logfile $sub/redis.log
+dir $sub
 requirepass $sentinel_pw
-sentinel monitor $name 127.0.0.1 $mp 1
+sentinel monitor $name 127.0.0.1 $mp 2
 sentinel auth-pass $name $data_pw
+sentinel sentinel-pass $sentinel_pw
 sentinel down-after-milliseconds $name 1000
 sentinel failover-timeout $name 5000
 sentinel parallel-syncs $name 1
 CONF
-  redis-server "$d/sentinel/sentinel.conf" --sentinel >/dev/null
-  for _ in $(seq 100); do
-    redis-cli -p "$sp" -a "$sentinel_pw" --no-auth-warning \
-      sentinel get-master-addr-by-name "$name" 2>/dev/null | grep -q "$mp" && break
-    sleep 0.05
+    redis-server "$sub/sentinel.conf" --sentinel >/dev/null
   done
+  for sp in "${ports[@]}"; do
+    for _ in $(seq 100); do
+      redis-cli -p "$sp" -a "$sentinel_pw" --no-auth-warning \
+        sentinel get-master-addr-by-name "$name" 2>/dev/null | grep -q "$mp" && break
+      sleep 0.05
+    done
+  done
+  sp=${ports[0]}
   export RL_TEST_SENTINEL_PORT="$sp"
+  export RL_TEST_SENTINEL_PORTS="${ports[*]}"
   export RL_TEST_SENTINEL_MASTER="$name"
   export RL_TEST_SENTINEL_PASSWORD="$sentinel_pw"
   export RL_TEST_SENTINEL_DATA_PASSWORD="$data_pw"

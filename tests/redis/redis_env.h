@@ -41,6 +41,19 @@ inline std::string redis_url(const std::string& extra = "",
          (extra.empty() ? "" : "&" + extra);
 }
 
+// "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3": the three sentinels.
+inline std::string sentinel_hosts() {
+  std::string hosts;
+  std::string ports = env_or_fail("RL_TEST_SENTINEL_PORTS");
+  for (size_t at = 0; at < ports.size();) {
+    const size_t space = ports.find(' ', at);
+    const std::string port = ports.substr(at, space == std::string::npos ? space : space - at);
+    hosts += (hosts.empty() ? "127.0.0.1:" : ",127.0.0.1:") + port;
+    at = space == std::string::npos ? ports.size() : space + 1;
+  }
+  return hosts;
+}
+
 // The same store URL for each topology scripts/with-redis starts:
 // "redis" (one server), "sentinel" (its master through its sentinels),
 // "cluster" (three masters) and "cluster_tls" (the cluster over TLS).
@@ -49,9 +62,8 @@ inline std::string topology_url(const std::string& topology, const std::string& 
   if (topology == "redis") {
     url = env_or_fail("RL_TEST_REDIS_URL") + "?";
   } else if (topology == "sentinel") {
-    url = "redis+sentinel://:" + env_or_fail("RL_TEST_SENTINEL_DATA_PASSWORD") +
-          "@127.0.0.1:" + env_or_fail("RL_TEST_SENTINEL_PORT") + "/" +
-          env_or_fail("RL_TEST_SENTINEL_MASTER") +
+    url = "redis+sentinel://:" + env_or_fail("RL_TEST_SENTINEL_DATA_PASSWORD") + "@" +
+          sentinel_hosts() + "/" + env_or_fail("RL_TEST_SENTINEL_MASTER") +
           "?sentinel_password=" + env_or_fail("RL_TEST_SENTINEL_PASSWORD") + "&";
   } else if (topology == "cluster") {
     url = env_or_fail("RL_TEST_CLUSTER_URL") + "?";

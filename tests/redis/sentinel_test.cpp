@@ -2,6 +2,8 @@
 // scripts/lib/redis-sentinel.sh. The store finds the master through the
 // sentinel, with the sentinel's password apart from the master's, and
 // follows a failover without a restart.
+#include <signal.h>
+
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -61,6 +63,22 @@ TEST(Sentinel, AskTheNextSentinelWhenOneIsDown) {
   // Port 1 on loopback: nobody listens, the connection is refused.
   const Outcome o = one_acquire(sentinel_url("", "127.0.0.1:1,127.0.0.1:" + sentinel_port()));
   ASSERT_EQ(o.code, Code::ok) << o.message;
+}
+
+// One of the fixture's three sentinels hangs (SIGSTOP): each connection
+// attempt asks it first, waits connect_timeout_ms, then asks the next.
+TEST(Sentinel, AHungSentinelOfThreeIsSkipped) {
+  const std::string pid_file = env_or_fail("RL_TEST_REDIS_DIR") + "/sentinel-1/redis.pid";
+  const int pid = std::stoi(shell("cat " + pid_file));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const auto t0 = Clock::now();
+  const Outcome o = one_acquire(sentinel_url("connect_timeout_ms=300", sentinel_hosts()));
+  const auto took = std::chrono::duration_cast<Ms>(Clock::now() - t0);
+  kill(pid, SIGCONT);
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_TRUE(o.verdict.allowed);
+  std::cout << "[ figure ] first sentinel hung: opened and decided in " << took.count()
+            << " ms (connect_timeout_ms=300)\n";
 }
 
 TEST(Sentinel, WrongSentinelPasswordIsAnAuthError) {
@@ -136,7 +154,8 @@ TEST(Sentinel, FollowsAFailover) {
   const int64_t limit = 100000000;
   const std::string prefix = unique_prefix();
   auto url = [&] {
-    return sentinel_url("clock=manual&breaker_failures=0&timeout_ms=500&reconnect_max_ms=100") +
+    return sentinel_url("clock=manual&breaker_failures=0&timeout_ms=500&reconnect_max_ms=100",
+                        sentinel_hosts()) +
            "&prefix=" + prefix;
   };
   auto store = open_store(url(), {});
