@@ -138,12 +138,15 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
     }
     Reply& r = replies[k];
     if (r.is_error()) {
-      if (auto redirect = parse_redirect(r.text); redirect && redirects < kMaxRedirects) {
+      const std::optional<Redirect> redirect = parse_redirect(r.text);
+      if (redirect && redirects < kMaxRedirects) {
         if (Connection* to = topology_.redirect(*redirect, node)) {
           redirected.push_back({indices[k], to, redirect->kind == Redirect::Kind::ask});
           continue;
         }
-      } else if (starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"})) {
+      } else if (redirect || starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"})) {
+        // Redirected too often (nodes that disagree while a slot moves),
+        // or the cluster is busy: wait for it to settle.
         reread_map = true;
         if (can_wait) {
           later.push_back({indices[k], nullptr, false});

@@ -6,9 +6,10 @@
 //   there (and the whole map is read again);
 // - ASK: the slot is being imported by another node; the call goes there
 //   once, behind ASKING;
-// - TRYAGAIN, CLUSTERDOWN, or a node known down (the call never left): the
-//   map is read again and the call waits kRetryDelay and goes again, while
-//   its deadline allows.
+// - TRYAGAIN, CLUSTERDOWN, a node known down (the call never left), or a
+//   call redirected kMaxRedirects times already (nodes that disagree while
+//   a slot moves): the map is read again and the call waits kRetryDelay
+//   and goes again, while its deadline allows.
 // Only calls that did not run are sent again, so nothing is counted twice.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -55,7 +57,7 @@ class Dispatcher {
   // How long a call waits before it goes again after TRYAGAIN, CLUSTERDOWN
   // or a node known down.
   static constexpr std::chrono::milliseconds kRetryDelay{25};
-  // Redirects (MOVED, ASK) one call follows at most.
+  // Redirects (MOVED, ASK) one call follows at once; after that it waits.
   static constexpr int kMaxRedirects = 5;
 
  private:

@@ -44,12 +44,15 @@ cluster_servers() {
   for p in "${ports[@]}"; do nodes+=("127.0.0.1:$p"); done
   redis-cli -a "$pw" --no-auth-warning --cluster create "${nodes[@]}" --cluster-replicas 1 \
     --cluster-yes >"$d/cluster-create.log" 2>&1
-  # Ready when every node says ok and every replica is in sync (a
-  # failover needs a replica that has the data).
+  # Ready when every node says ok, sees three masters and three replicas,
+  # and every replica is in sync (a failover needs a replica that has the
+  # data).
   for p in "${ports[@]}"; do
     for _ in $(seq 200); do
       redis-cli -p "$p" -a "$pw" --no-auth-warning cluster info 2>/dev/null |
-        grep -q 'cluster_state:ok' && break
+        grep -q 'cluster_state:ok' &&
+        [ "$(redis-cli -p "$p" -a "$pw" --no-auth-warning cluster nodes 2>/dev/null |
+          grep -c ' slave .* connected')" = 3 ] && break
       sleep 0.05
     done
     if redis-cli -p "$p" -a "$pw" --no-auth-warning info replication | grep -q 'role:slave'; then
