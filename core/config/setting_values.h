@@ -22,6 +22,8 @@ struct TlsConfig {
   std::string key_file;
   std::string server_name;  // empty: the URL's host
   bool insecure_skip_verify = false;
+
+  bool operator==(const TlsConfig&) const = default;
 };
 
 // The Redis stores' settings.
@@ -36,6 +38,8 @@ struct RedisConfig {
   TlsConfig tls;
   std::string sentinel_user;
   std::string sentinel_password;  // a credential: never quoted
+
+  bool operator==(const RedisConfig&) const = default;
 };
 
 // The store settings: those of every store, then the Redis ones.
@@ -45,6 +49,8 @@ struct StoreConfig {
   int64_t breaker_failures = 0;
   int64_t breaker_cooldown_ms = 0;
   RedisConfig redis;
+
+  bool operator==(const StoreConfig&) const = default;
 };
 
 // The limiter settings: the inputs of Policy::from, checked there as a whole.
@@ -59,11 +65,15 @@ struct LimiterConfig {
   std::optional<uint64_t> seed;  // unset: 0 under a manual clock, else random
   FailurePolicy failure;         // on_failure and local_share
   int64_t deny_cache_keys = 0;
+
+  bool operator==(const LimiterConfig&) const = default;
 };
 
 struct SettingValues {
   StoreConfig store;
   LimiterConfig limiter;
+
+  bool operator==(const SettingValues&) const = default;
 };
 
 }  // namespace rl

@@ -26,6 +26,7 @@ struct FailurePolicy {
   // The parsed on_failure and local_share (Settings::limiter()); throws
   // invalid_arg when they conflict.
   static FailurePolicy from(const Settings& settings);
+  bool operator==(const FailurePolicy&) const = default;
 };
 
 OnFailure parse_on_failure(std::string_view text);
