@@ -49,7 +49,8 @@ std::string host_name(const SettingInfo& s, std::string_view value) {
 
 // A credential or user name: never quoted.
 std::string secret(const SettingInfo& s, std::string_view value) {
-  if (value.empty() || value.size() > 512) fail_invalid(std::string(s.name) + ": is not 1-512 bytes");
+  if (value.empty() || value.size() > 512)
+    fail_invalid(std::string(s.name) + ": is not 1-512 bytes");
   return std::string(value);
 }
 
@@ -65,8 +66,7 @@ using Out = SettingValues;
 constexpr SettingInfo kSettings[] = {
     {.name = "algorithm",
      .scope = Scope::limiter,
-     .description =
-         "gcra, token_bucket, sliding_log, sliding_window, fixed_window or suppressed",
+     .description = "gcra, token_bucket, sliding_log, sliding_window, fixed_window or suppressed",
      .default_value = "gcra",
      .parse = [](const SettingInfo&, std::string_view v,
                  Out& o) { o.limiter.algorithm = parse_algorithm(v); }},
@@ -113,8 +113,8 @@ constexpr SettingInfo kSettings[] = {
     {.name = "seed",
      .scope = Scope::limiter,
      .description =
-         "suppressed: seed of the limiter's random draws (default: 0 with clock=manual, else "
-         "random)",
+         "suppressed: seed of the limiter's random draws; unset: 0 with clock=manual, else "
+         "random",
      .range = Range{0, INT64_MAX},
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.limiter.seed = static_cast<uint64_t>(whole(s, v)); }},
@@ -332,7 +332,10 @@ const char* full_description(const SettingInfo& info) {
       std::string facts;
       if (s.range) facts = std::to_string(s.range->min) + " to " + std::to_string(s.range->max);
       if (s.default_value != nullptr) {
-        facts += (facts.empty() ? "default " : "; default ") + std::string(s.default_value);
+        // Numbers as they are, words quoted: "default 1000", "default 'rl'".
+        const std::string_view d = s.default_value;
+        const bool number = d.find_first_not_of("0123456789") == std::string_view::npos;
+        facts += (facts.empty() ? "default " : "; default ") + (number ? std::string(d) : quote(d));
       }
       if (!facts.empty()) text += " (" + facts + ")";
       t.push_back(std::move(text));

@@ -111,7 +111,9 @@ TEST(SettingsTable, DescriptionsShowTheTablesRangeAndDefault) {
     const std::string text = full_description(*s);
     EXPECT_EQ(text.rfind(s->description, 0), 0u) << s->name;
     if (s->default_value != nullptr) {
-      EXPECT_NE(text.find(std::string("default ") + s->default_value), std::string::npos) << text;
+      EXPECT_NE(text.find(std::string("default ")), std::string::npos) << text;
+      EXPECT_NE(text.find(s->default_value, std::string(s->description).size()), std::string::npos)
+          << text;
     }
     if (s->range) {
       EXPECT_NE(text.find(std::to_string(s->range->min) + " to " + std::to_string(s->range->max)),
