@@ -249,7 +249,7 @@ rl_status rl_config_set(rl_config* cfg, const char* key, const char* value, rl_e
 const char* rl_config_describe(size_t index, const char** description) {
   const rl::SettingInfo* info = rl::setting_at(index);
   if (info == nullptr) return nullptr;
-  if (description != nullptr) *description = info->description;
+  if (description != nullptr) *description = rl::full_description(*info);
   return info->name;
 }
 

@@ -11,8 +11,7 @@ namespace {
 std::shared_ptr<Backend> backend_of(const std::shared_ptr<Store>& store, const Policy& policy,
                                     const Settings& settings) {
   std::shared_ptr<Backend> backend = store->backend_for(policy);
-  const auto keys = settings.get("deny_cache_keys");
-  const int64_t capacity = keys ? parse_count("deny_cache_keys", *keys, 0, kMaxDenyCacheKeys) : 0;
+  const int64_t capacity = settings.limiter().deny_cache_keys;
   // In process there is no round trip to spare; suppressed denies by a
   // draw, so a denial says nothing certain about the next call.
   if (capacity == 0 || store->in_process() || policy.algorithm == Algorithm::suppressed)

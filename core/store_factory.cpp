@@ -10,9 +10,7 @@ namespace rl {
 namespace {
 
 size_t max_keys_of(const Settings& settings) {
-  auto v = settings.get("max_keys");
-  if (!v) return MemoryStore::kDefaultMaxKeys;
-  return static_cast<size_t>(parse_count("max_keys", *v, kMinMaxKeys, kMaxMaxKeys));
+  return static_cast<size_t>(settings.store().max_keys);
 }
 
 }  // namespace
@@ -32,7 +30,7 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     settings.set(key, value);
   }
   std::unique_ptr<Clock> clock;
-  if (settings.get("clock").value_or("monotonic") == "manual") {
+  if (settings.store().manual_clock) {
     clock = std::make_unique<ManualClock>();
   } else {
     clock = std::make_unique<MonotonicClock>();
@@ -41,20 +39,15 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     if (!url.endpoints.empty() || !url.path.empty()) {
       fail_invalid("url: memory:// takes no host or path, only ?settings");
     }
-    if (settings.get("breaker_failures") || settings.get("breaker_cooldown_ms")) {
+    if (settings.has("breaker_failures") || settings.has("breaker_cooldown_ms")) {
       fail_invalid("breaker_failures: memory:// has no outages and so no circuit breaker");
     }
     return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
   if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel" ||
       url.scheme == "redis+cluster" || url.scheme == "rediss+cluster") {
-    BreakerOptions breaker;
-    if (auto v = settings.get("breaker_failures")) {
-      breaker.failures = parse_count("breaker_failures", *v, 0, 1000000);
-    }
-    if (auto v = settings.get("breaker_cooldown_ms")) {
-      breaker.cooldown_us = parse_count("breaker_cooldown_ms", *v, 1, 3600000) * 1000;
-    }
+    const BreakerOptions breaker{.failures = settings.store().breaker_failures,
+                                 .cooldown_us = settings.store().breaker_cooldown_ms * 1000};
     const size_t local_max_keys = max_keys_of(settings);
     return std::make_shared<FailoverStore>(open_redis_store(url, settings, std::move(clock)),
                                            breaker, local_max_keys);

@@ -57,7 +57,7 @@ static int print_settings(void) {
   const char* description = NULL;
   const char* name;
   for (size_t i = 0; (name = rl_config_describe(i, &description)) != NULL; i++) {
-    printf("%-20s %s\n", name, description);
+    printf("%-24s %s\n", name, description);
   }
   return 0;
 }

@@ -1,20 +1,14 @@
 #include "policy.h"
 
 #include <algorithm>
-#include <climits>
 
 #include "clock.h"
 #include "error.h"
 #include "quote.h"
+#include "trim.h"
 
 namespace rl {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
 
 // suppressed: trypema's 100 ms sub-windows, at most 1000 per window.
 int64_t default_suppressed_granularity(const Rate& r) {
@@ -24,7 +18,7 @@ int64_t default_suppressed_granularity(const Rate& r) {
 // The settings only suppressed takes, refused elsewhere.
 void refuse_suppressed_settings(const Settings& settings, Algorithm a) {
   for (const char* key : {"hard_limit_factor", "factor_reuse", "seed"}) {
-    if (settings.get(key)) {
+    if (settings.has(key)) {
       fail_invalid(std::string(key) + ": only suppressed takes it, not " + algorithm_name(a));
     }
   }
@@ -32,9 +26,8 @@ void refuse_suppressed_settings(const Settings& settings, Algorithm a) {
 
 // The hard limit goes into each rate's burst (the most a window admits);
 // windows are whole seconds, as the last second's rate is one of them.
-void apply_suppressed_settings(const Settings& settings, Policy& p) {
-  const int64_t milli =
-      parse_hard_limit_factor_milli(settings.get("hard_limit_factor").value_or("1"));
+void apply_suppressed_settings(const LimiterConfig& c, Policy& p) {
+  const int64_t milli = c.hard_limit_factor_milli;
   for (Rate& r : p.rates) {
     if (r.window_us % 1000000 != 0) {
       fail_invalid("limit: suppressed takes windows of whole seconds, not " +
@@ -52,40 +45,11 @@ void apply_suppressed_settings(const Settings& settings, Policy& p) {
     }
     r.burst = static_cast<int64_t>(hard);
   }
-  if (auto v = settings.get("factor_reuse")) {
-    p.factor_reuse_us = parse_duration(*v, "factor_reuse");
-    if (p.factor_reuse_us > kMaxFactorReuseUs) {
-      fail_invalid("factor_reuse: " + quote(*v) + " is longer than one hour");
-    }
-  }
-  if (auto v = settings.get("seed")) {
-    p.seed = static_cast<uint64_t>(parse_count("seed", *v, 0, INT64_MAX));
-  }
+  p.factor_reuse_us = c.factor_reuse_us;
+  p.seed = c.seed;
 }
 
 }  // namespace
-
-Algorithm parse_algorithm(std::string_view text) {
-  for (Algorithm a : {Algorithm::gcra, Algorithm::token_bucket, Algorithm::sliding_log,
-                      Algorithm::sliding_window, Algorithm::fixed_window, Algorithm::suppressed}) {
-    if (text == algorithm_name(a)) return a;
-  }
-  fail_invalid("algorithm: " + quote(text) +
-               " is unknown; use gcra, token_bucket, sliding_log, sliding_window, fixed_window or "
-               "suppressed");
-}
-
-const char* algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::gcra: return "gcra";
-    case Algorithm::token_bucket: return "token_bucket";
-    case Algorithm::sliding_log: return "sliding_log";
-    case Algorithm::sliding_window: return "sliding_window";
-    case Algorithm::fixed_window: return "fixed_window";
-    case Algorithm::suppressed: return "suppressed";
-  }
-  return "?";
-}
 
 void check_name(std::string_view what, std::string_view value) {
   if (value.empty() || value.size() > 64) {
@@ -138,6 +102,14 @@ int64_t parse_hard_limit_factor_milli(std::string_view text) {
   return milli;
 }
 
+int64_t parse_factor_reuse(std::string_view text, std::string_view what) {
+  const int64_t us = parse_duration(text, what);
+  if (us > kMaxFactorReuseUs) {
+    fail_invalid(std::string(what) + ": " + quote(text) + " is longer than one hour");
+  }
+  return us;
+}
+
 std::string Policy::identity() const {
   std::string id = name;
   id += '|';
@@ -151,39 +123,37 @@ std::string Policy::identity() const {
 
 Policy Policy::from(const Settings& settings) {
   settings.require_scope(Scope::limiter);
+  const LimiterConfig& c = settings.limiter();
   Policy p;
-  if (auto a = settings.get("algorithm")) p.algorithm = parse_algorithm(*a);
-  auto limit = settings.get("limit");
-  if (!limit) fail_invalid("limit: is required, for example '100/1m'");
-  p.rates = parse_rates(*limit);
-  if (auto n = settings.get("name")) p.name = *n;
+  p.algorithm = c.algorithm;
+  if (!settings.has("limit")) fail_invalid("limit: is required, for example '100/1m'");
+  p.rates = c.rates;
+  p.name = c.name;
   p.failure = FailurePolicy::from(settings);
 
-  if (auto b = settings.get("burst")) {
+  if (settings.has("burst")) {
     if (p.algorithm != Algorithm::gcra && p.algorithm != Algorithm::token_bucket) {
       fail_invalid(std::string("burst: only gcra and token_bucket take a burst, not ") +
                    algorithm_name(p.algorithm));
     }
-    std::vector<int64_t> bursts = parse_bursts(*b);
-    if (bursts.size() != p.rates.size()) {
-      fail_invalid("burst: " + std::to_string(bursts.size()) + " values for " +
+    if (c.bursts.size() != p.rates.size()) {
+      fail_invalid("burst: " + std::to_string(c.bursts.size()) + " values for " +
                    std::to_string(p.rates.size()) + " limits; give one per limit");
     }
-    for (size_t i = 0; i < bursts.size(); ++i) p.rates[i].burst = bursts[i];
+    for (size_t i = 0; i < c.bursts.size(); ++i) p.rates[i].burst = c.bursts[i];
   }
   for (Rate& r : p.rates) finish_rate(r);
   if (p.algorithm != Algorithm::suppressed) refuse_suppressed_settings(settings, p.algorithm);
 
-  int64_t granularity = 0;
-  if (auto g = settings.get("granularity")) {
+  if (settings.has("granularity")) {
     if (p.algorithm != Algorithm::sliding_window && p.algorithm != Algorithm::suppressed) {
       fail_invalid(std::string("granularity: only sliding_window and suppressed take a "
                                "granularity, not ") +
                    algorithm_name(p.algorithm));
     }
-    granularity = parse_duration(*g, "granularity");
   }
-  if (p.algorithm == Algorithm::suppressed) apply_suppressed_settings(settings, p);
+  const int64_t granularity = c.granularity_us;
+  if (p.algorithm == Algorithm::suppressed) apply_suppressed_settings(c, p);
   if (p.algorithm == Algorithm::sliding_window || p.algorithm == Algorithm::suppressed) {
     for (Rate& r : p.rates) {
       r.granularity_us = granularity                            ? granularity

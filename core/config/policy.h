@@ -6,16 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithm.h"
 #include "failover/failure_policy.h"
 #include "rate.h"
 #include "settings.h"
 
 namespace rl {
-
-enum class Algorithm { gcra, token_bucket, sliding_log, sliding_window, fixed_window, suppressed };
-
-Algorithm parse_algorithm(std::string_view text);
-const char* algorithm_name(Algorithm a);
 
 // Names and prefixes: 1-64 bytes of [A-Za-z0-9_.-] (they are part of every
 // Redis key, outside the hash tag, so they may hold no brace or colon).
@@ -31,22 +27,26 @@ int64_t parse_hard_limit_factor_milli(std::string_view text);
 // Longest factor_reuse: one hour.
 inline constexpr int64_t kMaxFactorReuseUs = int64_t{3600} * 1000000;
 
+// suppressed's factor_reuse: a duration up to kMaxFactorReuseUs.
+int64_t parse_factor_reuse(std::string_view text, std::string_view what);
+
 struct Policy {
   Algorithm algorithm = Algorithm::gcra;
   std::vector<Rate> rates;
-  std::string name = "default";
+  std::string name;
   // What to do when the store has an outage; not part of identity().
   FailurePolicy failure;
   // suppressed: how long a computed suppression factor is reused, and the
   // seed of the limiter's draws (unset: 0 under a manual clock, else
   // random). Neither is part of identity(): they change no stored state.
-  int64_t factor_reuse_us = 100000;
+  int64_t factor_reuse_us = 0;
   std::optional<uint64_t> seed;
   // Identifies the state this policy reads and writes: two limiters with the
   // same identity share their keys' state.
   std::string identity() const;
 
-  // Throws invalid_arg naming the first bad or conflicting setting.
+  // From the settings' parsed values (Settings::limiter()); throws
+  // invalid_arg naming the first missing or conflicting setting.
   static Policy from(const Settings& settings);
 };
 

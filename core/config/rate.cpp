@@ -6,16 +6,11 @@
 #include "clock.h"
 #include "error.h"
 #include "quote.h"
+#include "trim.h"
 #include "wide.h"
 
 namespace rl {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Parses a run of decimal digits; false on anything else or overflow past max.
 bool parse_positive(std::string_view digits, int64_t max, int64_t& out) {

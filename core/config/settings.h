@@ -1,46 +1,67 @@
-// String key/value settings (the rl_config of the C ABI), validated when set.
-// Every setting belongs to the store or to a limiter; the table in
-// settings.cpp is the one place that lists them.
+// String key/value settings (the rl_config of the C ABI), each parsed once
+// when set into typed values (setting_values.h). Every setting belongs to the
+// store or to a limiter; the table in settings.cpp is the one place that
+// lists them with their parser, range and default.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "setting_values.h"
+
 namespace rl {
 
 enum class Scope { store, limiter };
+
+// The whole numbers a setting accepts.
+struct Range {
+  int64_t min;
+  int64_t max;
+};
 
 struct SettingInfo {
   const char* name;
   Scope scope;
   const char* description;
-  void (*validate)(std::string_view value);  // throws invalid_arg naming the key
+  // The value when unset, as it would be given; nullptr: none (required, or
+  // a default no value spells, such as "the limit").
+  const char* default_value = nullptr;
+  std::optional<Range> range = std::nullopt;  // whole-number settings
+  // Parses `value` into its field of `out`; throws invalid_arg naming the
+  // setting and leaves `out` as it was.
+  void (*parse)(const SettingInfo& self, std::string_view value, SettingValues& out) = nullptr;
 };
 
 // The settings in a stable order; nullptr past the end.
 const SettingInfo* setting_at(size_t index);
 const SettingInfo* find_setting(std::string_view name);
+// The description with the range and default appended, as
+// rl_config_describe and `rlctl settings` show it; lives as long as the
+// program.
+const char* full_description(const SettingInfo& info);
 
 class Settings {
  public:
+  Settings();  // every setting at its default
+
   // Throws invalid_arg for an unknown key or a malformed value.
   void set(std::string_view key, std::string_view value);
-  std::optional<std::string> get(std::string_view key) const;
+  // Whether the setting was given (not left at its default).
+  bool has(std::string_view key) const;
   // Throws invalid_arg when a setting of the other scope is present.
   void require_scope(Scope scope) const;
   const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
 
+  const StoreConfig& store() const { return typed_.store; }
+  const LimiterConfig& limiter() const { return typed_.limiter; }
+
  private:
   std::map<std::string, std::string, std::less<>> values_;
+  SettingValues typed_;
 };
-
-// Range of the memory store's max_keys: at least one key per shard.
-inline constexpr int64_t kMinMaxKeys = 64;
-// Most keys a limiter's denied-key cache holds (deny_cache_keys).
-inline constexpr int64_t kMaxDenyCacheKeys = 10000000;
-inline constexpr int64_t kMaxMaxKeys = int64_t{1} << 32;
 
 // Shared parsers, throwing invalid_arg naming `key`.
 int64_t parse_count(std::string_view key, std::string_view text, int64_t min, int64_t max);

@@ -67,10 +67,8 @@ FailurePolicy parse_local_share(std::string_view text) {
 }
 
 FailurePolicy FailurePolicy::from(const Settings& settings) {
-  FailurePolicy f;
-  if (auto share = settings.get("local_share")) f = parse_local_share(*share);
-  if (auto mode = settings.get("on_failure")) f.on_failure = parse_on_failure(*mode);
-  if (settings.get("local_share") && f.on_failure != OnFailure::local) {
+  const FailurePolicy& f = settings.limiter().failure;
+  if (settings.has("local_share") && f.on_failure != OnFailure::local) {
     fail_invalid("local_share: applies only with on_failure=local");
   }
   return f;

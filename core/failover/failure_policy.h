@@ -23,8 +23,10 @@ struct FailurePolicy {
   int64_t share_numerator = 1;
   int64_t share_denominator = 1;
 
-  // Throws invalid_arg naming the setting.
+  // The parsed on_failure and local_share (Settings::limiter()); throws
+  // invalid_arg when they conflict.
   static FailurePolicy from(const Settings& settings);
+  bool operator==(const FailurePolicy&) const = default;
 };
 
 OnFailure parse_on_failure(std::string_view text);

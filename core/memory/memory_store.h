@@ -17,10 +17,9 @@ namespace rl {
 
 class MemoryStore final : public Store, public std::enable_shared_from_this<MemoryStore> {
  public:
-  // Default of the max_keys setting: keys per limiter policy.
-  static constexpr size_t kDefaultMaxKeys = 1000000;
-
-  MemoryStore(std::unique_ptr<Clock> clock, size_t max_keys = kDefaultMaxKeys);
+  // max_keys: keys per limiter policy (the setting; its default is the
+  // settings table's).
+  MemoryStore(std::unique_ptr<Clock> clock, size_t max_keys);
   ~MemoryStore() override;
 
   std::shared_ptr<Backend> backend_for(const Policy& policy) override;

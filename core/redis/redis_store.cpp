@@ -43,12 +43,14 @@ struct Runtime {
   std::thread::id thread_id;
 };
 
+// Filled from the parsed settings (Settings::store()), whose table holds the
+// defaults.
 struct StoreOptions {
-  std::string prefix = "rl";
-  milliseconds timeout{1000};
+  std::string prefix;
+  milliseconds timeout{0};
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
-  bool coalesce = true;
+  bool coalesce = false;
   bool cluster = false;  // redis+cluster:// or rediss+cluster://
 };
 
@@ -62,17 +64,17 @@ TlsOptions tls_options(const Url& url, const Settings& settings) {
   t.enabled = url.scheme == "rediss" || url.scheme == "rediss+cluster";
   for (const char* key : {"tls_ca_file", "tls_ca_dir", "tls_cert_file", "tls_key_file",
                           "tls_server_name", "tls_insecure_skip_verify"}) {
-    if (!t.enabled && settings.get(key)) {
+    if (!t.enabled && settings.has(key)) {
       fail_invalid(std::string(key) + ": only rediss:// and rediss+cluster:// use TLS");
     }
   }
-  t.ca_file = settings.get("tls_ca_file").value_or("");
-  t.ca_dir = settings.get("tls_ca_dir").value_or("");
-  t.cert_file = settings.get("tls_cert_file").value_or("");
-  t.key_file = settings.get("tls_key_file").value_or("");
-  t.server_name = settings.get("tls_server_name").value_or("");
-  if (auto v = settings.get("tls_insecure_skip_verify"))
-    t.verify = !parse_bool("tls_insecure_skip_verify", *v);
+  const TlsConfig& c = settings.store().redis.tls;
+  t.ca_file = c.ca_file;
+  t.ca_dir = c.ca_dir;
+  t.cert_file = c.cert_file;
+  t.key_file = c.key_file;
+  t.server_name = c.server_name;
+  t.verify = !c.insecure_skip_verify;
   return t;
 }
 
@@ -83,7 +85,7 @@ SentinelOptions sentinel_options(const Url& url, const Settings& settings, std::
   SentinelOptions s;
   const bool sentinel = url.scheme == "redis+sentinel";
   for (const char* key : {"sentinel_user", "sentinel_password"}) {
-    if (!sentinel && settings.get(key)) {
+    if (!sentinel && settings.has(key)) {
       fail_invalid(std::string(key) + ": only redis+sentinel:// asks sentinels");
     }
   }
@@ -98,8 +100,8 @@ SentinelOptions sentinel_options(const Url& url, const Settings& settings, std::
         "url: redis+sentinel:// needs the master's name as its path: "
         "redis+sentinel://host:26379/mymaster");
   }
-  s.user = settings.get("sentinel_user").value_or("");
-  s.password = settings.get("sentinel_password").value_or("");
+  s.user = settings.store().redis.sentinel_user;
+  s.password = settings.store().redis.sentinel_password;
   if (!s.user.empty() && s.password.empty())
     fail_invalid("sentinel_user: is set without sentinel_password");
   return s;
@@ -127,12 +129,10 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
     fail_invalid("url: redis+cluster:// has no database to choose (a cluster has only 0)");
   }
   if (!path.empty()) o.db = static_cast<int>(parse_count("url: database", path, 0, 1 << 20));
-  if (auto v = settings.get("connect_timeout_ms"))
-    o.connect_timeout = milliseconds(parse_count("connect_timeout_ms", *v, 1, 3600000));
-  if (auto v = settings.get("reconnect_max_ms"))
-    o.reconnect_max = milliseconds(parse_count("reconnect_max_ms", *v, 1, 3600000));
-  if (auto v = settings.get("liveness_timeout_ms"))
-    o.liveness_timeout = milliseconds(parse_count("liveness_timeout_ms", *v, 1, 3600000));
+  const RedisConfig& c = settings.store().redis;
+  o.connect_timeout = milliseconds(c.connect_timeout_ms);
+  o.reconnect_max = milliseconds(c.reconnect_max_ms);
+  o.liveness_timeout = milliseconds(c.liveness_timeout_ms);
   return o;
 }
 
@@ -435,11 +435,11 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   using namespace redis;
   NodeOptions node = node_options(url, settings);
   StoreOptions options;
-  if (auto v = settings.get("prefix")) options.prefix = *v;
-  if (auto v = settings.get("timeout_ms"))
-    options.timeout = milliseconds(parse_count("timeout_ms", *v, 1, 3600000));
-  if (auto v = settings.get("script_mode")) options.script_mode = parse_script_mode(*v);
-  if (auto v = settings.get("coalesce")) options.coalesce = *v == "on";
+  const RedisConfig& c = settings.store().redis;
+  options.prefix = c.prefix;
+  options.timeout = milliseconds(c.timeout_ms);
+  options.script_mode = c.use_functions ? ScriptMode::functions : ScriptMode::scripts;
+  options.coalesce = c.coalesce;
   options.manual_clock = clock->is_manual();
   options.cluster = is_cluster(url);
   std::vector<ClusterNode> seeds;
