@@ -14,8 +14,10 @@
 namespace rl {
 
 struct BreakerOptions {
-  int64_t failures = 5;           // consecutive outages that open it; 0: never
-  int64_t cooldown_us = 1000000;  // open this long before a probe
+  // The store settings breaker_failures and breaker_cooldown_ms set both;
+  // these are the settings' defaults (core/config/settings.cpp).
+  int64_t failures = 5;          // consecutive outages that open it; 0: never
+  int64_t cooldown_us = 500000;  // open this long before a probe
 };
 
 enum class BreakerState : int { closed = 0, open = 1, half_open = 2 };

@@ -146,11 +146,6 @@ bool function_not_run(const Reply& r) {
          (r.is_error() && starts_with_any(r.text, {"ERR Function not found"}));
 }
 
-ScriptMode parse_script_mode(std::string_view text) {
-  // Settings::set checked it is one of the two.
-  return text == "scripts" ? ScriptMode::scripts : ScriptMode::functions;
-}
-
 void ScriptRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline,
                        ReplyHandler done, bool asking) {
   auto run = std::make_shared<Run>();

@@ -33,9 +33,6 @@ bool functions_refused(const Reply& r);
 // An FCALL that did not run: its function is not loaded, or refused above.
 bool function_not_run(const Reply& r);
 
-// The store setting script_mode ("functions", the default, or "scripts").
-ScriptMode parse_script_mode(std::string_view text);
-
 class ScriptRunner {
  public:
   explicit ScriptRunner(ScriptMode mode) : mode_(mode) {}
