@@ -120,10 +120,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           marked_message);
   }
   if (url) check_parsed(*url);
-  // redis://, rediss:// and redis+sentinel:// would connect; everything else
-  // is decided without a network.
-  const bool connects =
-      url && (url->scheme == "redis" || url->scheme == "rediss" || url->scheme == "redis+sentinel");
+  // redis://, rediss://, redis+sentinel:// and the cluster schemes would
+  // connect; everything else is decided without a network.
+  const bool connects = url && (url->scheme == "redis" || url->scheme == "rediss" ||
+                                url->scheme == "redis+sentinel" || url->scheme == "redis+cluster" ||
+                                url->scheme == "rediss+cluster");
   if (!connects) check_store_open(text, url, message);
   return 0;
 }
