@@ -75,10 +75,17 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // redis-cli on the bench's server; arguments are quoted for the shell.
-std::string redis_cli(const std::vector<std::string>& args) {
-  std::string command = "redis-cli -p " + env("RL_TEST_REDIS_PORT");
+// redis-cli on a server of scripts/with-redis; `password` empty: no AUTH.
+std::string cli_with(const std::string& port, const std::string& password,
+                     const std::vector<std::string>& args) {
+  std::string command = "redis-cli -p " + port;
+  if (!password.empty()) command += " -a " + shell_quote(password) + " --no-auth-warning";
   for (const std::string& a : args) command += " " + shell_quote(a);
   return shell(command);
+}
+
+std::string redis_cli(const std::vector<std::string>& args) {
+  return cli_with(env("RL_TEST_REDIS_PORT"), "", args);
 }
 
 // Microseconds redis-server spent in commands since CONFIG RESETSTAT, but
@@ -327,15 +334,6 @@ CommandStats command_stats(const std::string& info) {
     stats.script_calls += std::atof(line.c_str() + line.find("calls=") + 6);
   }
   return stats;
-}
-
-// redis-cli on a server of scripts/with-redis that wants a password.
-std::string cli_with(const std::string& port, const std::string& password,
-                     const std::vector<std::string>& args) {
-  std::string command =
-      "redis-cli -p " + port + " -a " + shell_quote(password) + " --no-auth-warning";
-  for (const std::string& a : args) command += " " + shell_quote(a);
-  return shell(command);
 }
 
 std::vector<std::string> words(const std::string& text) {

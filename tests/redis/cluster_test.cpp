@@ -39,13 +39,6 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::vector<int> ports_of(const char* variable) {
-  std::vector<int> ports;
-  std::istringstream in(env_or_fail(variable));
-  for (int p; in >> p;) ports.push_back(p);
-  return ports;
-}
-
 std::vector<int> all_ports() {
   return ports_of("RL_TEST_CLUSTER_PORTS");
 }

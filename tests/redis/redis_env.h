@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "limiter.h"
 #include "store.h"
@@ -41,15 +43,19 @@ inline std::string redis_url(const std::string& extra = "",
          (extra.empty() ? "" : "&" + extra);
 }
 
+// The ports a scripts/with-redis variable lists, space-separated.
+inline std::vector<int> ports_of(const char* variable) {
+  std::vector<int> ports;
+  std::istringstream in(env_or_fail(variable));
+  for (int p; in >> p;) ports.push_back(p);
+  return ports;
+}
+
 // "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3": the three sentinels.
 inline std::string sentinel_hosts() {
   std::string hosts;
-  std::string ports = env_or_fail("RL_TEST_SENTINEL_PORTS");
-  for (size_t at = 0; at < ports.size();) {
-    const size_t space = ports.find(' ', at);
-    const std::string port = ports.substr(at, space == std::string::npos ? space : space - at);
-    hosts += (hosts.empty() ? "127.0.0.1:" : ",127.0.0.1:") + port;
-    at = space == std::string::npos ? ports.size() : space + 1;
+  for (int port : ports_of("RL_TEST_SENTINEL_PORTS")) {
+    hosts += (hosts.empty() ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(port);
   }
   return hosts;
 }
