@@ -101,6 +101,17 @@ local function int(x)
   return format('%d', x)
 end
 
+-- The expiry of a key whose state equals an empty one from `idle` (us) on,
+-- as SET's option and value. Under Redis's clock (min_ttl 0) an absolute
+-- instant rounded up to the millisecond: never before the state is spent,
+-- at most 1 ms after (a TTL would count from Redis's millisecond, which lags
+-- TIME by up to 1 ms, and so could end before the state is spent). Under the
+-- manual clock, whose time is not Redis's, a TTL of at least min_ttl.
+local function expiry(idle, now, min_ttl)
+  if min_ttl == 0 then return 'PXAT', int(ceil_div(idle, 1000)) end
+  return 'PX', int(max(ceil_div(idle - now, 1000), min_ttl))
+end
+
 local function now_us(at)
   if at ~= '' then return tonumber(at) end
   local t = call('TIME')
@@ -174,8 +185,7 @@ local function save(key, algo, states, rates, now)
     call('DEL', key)
     return
   end
-  local ttl = max(ceil_div(idle - now, 1000), rates.min_ttl)
-  call('SET', key, concat(out, ' '), 'PX', int(ttl))
+  call('SET', key, concat(out, ' '), expiry(idle, now, rates.min_ttl))
 end
 
 local function verdict(r)

@@ -65,7 +65,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     return { 0, r.limit, r.limit - count, retry, reset, 0 }
   end
   count = count + cost
-  call('SET', key, int(window) .. ' ' .. int(count), 'PX', int(max(ceil_div(left, 1000), min_ttl)))
+  call('SET', key, int(window) .. ' ' .. int(count), expiry(now + left, now, min_ttl))
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if count + cost > r.limit then again = left end
   return { 1, r.limit, r.limit - count, 0, left, 0, again }

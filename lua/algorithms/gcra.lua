@@ -105,7 +105,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
   local remaining, reset = units + idiv(rest + left_part, r.wr), ceil_us(us, part)
   if not allowed then return { 0, r.limit, remaining, retry, reset, 0 } end
   if part > 0 then tat, frac = now + us + 1, lr - part else tat, frac = now + us, 0 end
-  call('SET', key, int(tat) .. ' ' .. int(frac), 'PX', int(max(ceil_div(tat - now, 1000), min_ttl)))
+  call('SET', key, int(tat) .. ' ' .. int(frac), expiry(tat, now, min_ttl))
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if remaining < cost then
     local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))

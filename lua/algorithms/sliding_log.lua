@@ -116,7 +116,9 @@ end
 local function expire(log, rates, now)
   if log.n == 0 then return end
   local idle = entry(log, log.n - 1).at + longest(rates)
-  call('PEXPIRE', log.key, int(max(ceil_div(idle - now, 1000), rates.min_ttl)))
+  -- expiry() names SET's options; a list takes the matching commands.
+  local option, value = expiry(idle, now, rates.min_ttl)
+  call(option == 'PXAT' and 'PEXPIREAT' or 'PEXPIRE', log.key, value)
 end
 
 function algo.record(log, rates, now, cost)
