@@ -29,27 +29,27 @@ void prune(Suppressed::State& s, const Rate& r, int64_t now) {
 struct Totals {
   int64_t total = 0;             // T: every call
   int64_t accepted = 0;          // A: the admitted ones
-  int64_t since = 0;             // where the oldest live sub-window starts
   int64_t recent = 0;            // T of the sub-windows that started in the last second
-  int64_t recent_since = 0;      // where the oldest of those starts
   int64_t current_total = 0;     // t: the current sub-window's T
   int64_t current_accepted = 0;  // a: its A
 };
 
+// Where the oldest sub-window that started in the last second starts (it
+// may be before 0, or not live): index * g >= now - 1 s, the least such.
+int64_t recent_start(const Rate& r, int64_t now) {
+  const int64_t g = r.granularity_us;
+  if (now >= kSecondUs) return (now - kSecondUs + g - 1) / g * g;
+  return -((kSecondUs - now) / g) * g;
+}
+
 Totals totals(const Suppressed::State& s, const Rate& r, int64_t now) {
   Totals t;
   const int64_t current = now / r.granularity_us;
-  bool any_recent = false;
-  if (!s.buckets.empty()) t.since = s.buckets.front().index * r.granularity_us;
+  const int64_t recent_from = recent_start(r, now);
   for (const auto& b : s.buckets) {
-    const int64_t start = b.index * r.granularity_us;
     t.total += b.total;
     t.accepted += b.accepted;
-    if (start >= now - kSecondUs) {
-      if (!any_recent) t.recent_since = start;
-      any_recent = true;
-      t.recent += b.total;
-    }
+    if (b.index * r.granularity_us >= recent_from) t.recent += b.total;
     if (b.index == current) {
       t.current_total = b.total;
       t.current_accepted = b.accepted;
@@ -59,8 +59,8 @@ Totals totals(const Suppressed::State& s, const Rate& r, int64_t now) {
 }
 
 // kScale * soft / P rounded down, at most kScale: P = total * window / span,
-// the cost offered per window at the rate observed over the last `span` us.
-// No call observed: kScale.
+// the cost offered per window at the rate `total` per `span` us. No call:
+// kScale.
 int64_t base_of(int64_t total, int64_t span, const Rate& r) {
   if (total == 0) return Suppressed::kScale;
   // The span as a share of the window, in 1 / kScale (span <= window).
@@ -68,13 +68,17 @@ int64_t base_of(int64_t total, int64_t span, const Rate& r) {
   return std::min(Suppressed::kScale, floor_div(wide(share) * r.limit, total));
 }
 
-// The base admit probability: soft / P with P the larger of the rate over
-// the live sub-windows (from the oldest one's start) and over those that
-// started in the last second.
+// The base admit probability, soft / P: P the larger of the rate over the
+// live sub-windows, from the oldest one's start to now, and (windows above
+// a second) over the sub-windows that started in the last second, from the
+// start of the oldest of those; each span at least one sub-window.
 int64_t base_threshold(const Totals& t, const Rate& r, int64_t now) {
-  const int64_t by_window = base_of(t.total, now - t.since + 1, r);
-  if (t.recent == t.total) return by_window;
-  return std::min(by_window, base_of(t.recent, now - t.recent_since + 1, r));
+  const int64_t g = r.granularity_us;
+  const int64_t live_span = (buckets_per_window(r) - 1) * g + now % g;
+  const int64_t by_window = base_of(t.total, std::max(g, live_span), r);
+  if (r.window_us <= kSecondUs) return by_window;
+  const int64_t recent_span = now - recent_start(r, now);
+  return std::min(by_window, base_of(t.recent, std::max(g, recent_span), r));
 }
 
 // The threshold for this call: its sub-window's admitted cost follows

@@ -51,20 +51,20 @@ local function prune(s, r, now)
   s.buckets = kept
 end
 
+-- The start of the oldest sub-window that started in the last second
+-- (index * g >= now - 1 s, the least such; it may be before 0).
+local function recent_start(r, now)
+  if now >= SECOND then return ceil_div(now - SECOND, r.g) * r.g end
+  return -idiv(SECOND - now, r.g) * r.g
+end
+
 local function totals(s, r, now)
-  local t = { total = 0, accepted = 0, since = 0, recent = 0, recent_since = 0,
-              current_total = 0, current_accepted = 0 }
-  local current, any_recent = idiv(now, r.g), false
-  if #s.buckets > 0 then t.since = s.buckets[1].index * r.g end
+  local t = { total = 0, accepted = 0, recent = 0, current_total = 0, current_accepted = 0 }
+  local current, recent_from = idiv(now, r.g), recent_start(r, now)
   for _, b in ipairs(s.buckets) do
-    local start = b.index * r.g
     t.total = t.total + b.total
     t.accepted = t.accepted + b.accepted
-    if start >= now - SECOND then
-      if not any_recent then t.recent_since = start end
-      any_recent = true
-      t.recent = t.recent + b.total
-    end
+    if b.index * r.g >= recent_from then t.recent = t.recent + b.total end
     if b.index == current then
       t.current_total, t.current_accepted = b.total, b.accepted
     end
@@ -100,10 +100,15 @@ local function base_of(total, span, r)
   return min(SCALE, muldiv_small(share, r.limit, total))
 end
 
+-- soft / P, P the larger of the rate over the live sub-windows and (windows
+-- above a second) over those that started in the last second; each span at
+-- least one sub-window.
 local function base_threshold(t, r, now)
-  local by_window = base_of(t.total, now - t.since + 1, r)
-  if t.recent == t.total then return by_window end
-  return min(by_window, base_of(t.recent, now - t.recent_since + 1, r))
+  local live_span = (idiv(r.window, r.g) - 1) * r.g + (now - idiv(now, r.g) * r.g)
+  local by_window = base_of(t.total, max(r.g, live_span), r)
+  if r.window <= SECOND then return by_window end
+  local recent_span = now - recent_start(r, now)
+  return min(by_window, base_of(t.recent, max(r.g, recent_span), r))
 end
 
 -- deficit = base * (t + cost) - a * SCALE; admitted with probability
