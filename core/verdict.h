@@ -34,7 +34,7 @@ struct Verdict {
   // cost would be admitted (0: now, or unknown; -1: never). Internal: the
   // denied-key cache learns from it; it does not cross the C ABI.
   int64_t next_retry_after_us = 0;
-  // suppressed: the share of calls suppressed in the band (k / 2^24, so
+  // suppressed: the share of calls suppressed under overload (k / 2^24, so
   // exact in Lua too); 0 for every other algorithm.
   double suppression_factor = 0;
 };

@@ -1,11 +1,12 @@
 // Suppressed: a sliding window of sub-windows that counts every call (T)
-// and the accepted ones (A). Up to the soft limit (`limit`) calls are
-// admitted; above the hard limit (`burst`: limit * hard_limit_factor) they
-// are denied; in between each call is admitted with probability
-// 1 - suppression factor, a factor that steers the accepted rate back to the
-// soft limit (docs/algorithms.md has the exact rules). The random draw comes
-// with the call (Chance), so the memory store and the Lua script decide
-// alike, draw for draw.
+// and the accepted ones (A). While every call offered in the window fits the
+// soft limit (`limit`) calls are admitted outright; above the hard limit
+// (`burst`: limit * hard_limit_factor) they are denied; otherwise each is
+// admitted with a probability that steers the accepted rate to the soft
+// limit (soft / the observed offered rate), paced within each sub-window so
+// that the admissions are spread, not clumped (docs/algorithms.md has the
+// exact rules). The random draw comes with the call (Chance), so the memory
+// store and the Lua script decide alike, draw for draw.
 #pragma once
 
 #include <deque>
@@ -25,8 +26,8 @@ struct Chance {
 };
 
 struct Suppressed {
-  // Probabilities are whole multiples of 1 / kScale: a call in the band is
-  // admitted when draw < admit, admit in [0, kScale].
+  // Probabilities are whole multiples of 1 / kScale: a call under overload
+  // is admitted when draw < its threshold, in [0, kScale].
   static constexpr int64_t kScale = int64_t{1} << 24;
 
   struct Bucket {
@@ -36,8 +37,8 @@ struct Suppressed {
   };
   struct State {
     std::deque<Bucket> buckets;  // oldest first
-    int64_t factor_until = 0;    // the cached `admit` holds while now < factor_until
-    int64_t admit = 0;
+    int64_t factor_until = 0;    // the cached `base` holds while now < factor_until
+    int64_t base = 0;            // admit probability soft / observed rate, in 1 / kScale
   };
   static constexpr const char* name = "suppressed";
 

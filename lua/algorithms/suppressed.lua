@@ -1,19 +1,19 @@
 -- Suppressed, as core/algorithms/suppressed.cpp. State per limit: the cached
--- admit threshold and until when it holds, then per sub-window of
+-- base admit probability and until when it holds, then per sub-window of
 -- granularity g its index, total (every call) and accepted (admitted)
--- cost, oldest first. Stored as: factor_until, admit, count, then index,
+-- cost, oldest first. Stored as: factor_until, base, count, then index,
 -- total and accepted of each sub-window. The limits' burst is the hard
 -- limit. argv[2] is '<cost> <draw> <factor_reuse_us>': the draw, uniform in
 -- [0, 2^24), comes from the caller so that memory:// and Redis agree.
 local algo = {}
-local SCALE = 16777216 -- 2^24: a call in the band is admitted when draw < admit
+local SCALE = 16777216 -- 2^24: a call under overload is admitted when draw < its threshold
 local MAX_TOTAL = 1099511627776 -- 2^40: a sub-window's total saturates here
 local SECOND = 1000000
 
-function algo.empty() return { buckets = {}, factor_until = 0, admit = 0 } end
+function algo.empty() return { buckets = {}, factor_until = 0, base = 0 } end
 
 function algo.decode(nums, pos)
-  local s = { factor_until = nums[pos], admit = nums[pos + 1], buckets = {} }
+  local s = { factor_until = nums[pos], base = nums[pos + 1], buckets = {} }
   local at = pos + 3
   for i = 1, nums[pos + 2] do
     s.buckets[i] = { index = nums[at], total = nums[at + 1], accepted = nums[at + 2] }
@@ -24,7 +24,7 @@ end
 
 function algo.encode(s, out)
   out[#out + 1] = int(s.factor_until)
-  out[#out + 1] = int(s.admit)
+  out[#out + 1] = int(s.base)
   out[#out + 1] = int(#s.buckets)
   for _, b in ipairs(s.buckets) do
     out[#out + 1] = int(b.index)
@@ -51,40 +51,83 @@ local function prune(s, r, now)
   s.buckets = kept
 end
 
+-- The start of the oldest sub-window that started in the last second
+-- (index * g >= now - 1 s, the least such; it may be before 0).
+local function recent_start(r, now)
+  if now >= SECOND then return ceil_div(now - SECOND, r.g) * r.g end
+  return -idiv(SECOND - now, r.g) * r.g
+end
+
 local function totals(s, r, now)
-  local t = { total = 0, accepted = 0, recent = 0 }
+  local t = { total = 0, accepted = 0, recent = 0, current_total = 0, current_accepted = 0 }
+  local current, recent_from = idiv(now, r.g), recent_start(r, now)
   for _, b in ipairs(s.buckets) do
     t.total = t.total + b.total
     t.accepted = t.accepted + b.accepted
-    if b.index * r.g >= now - SECOND then t.recent = t.recent + b.total end
+    if b.index * r.g >= recent_from then t.recent = t.recent + b.total end
+    if b.index == current then
+      t.current_total, t.current_accepted = b.total, b.accepted
+    end
   end
   return t
 end
 
--- SCALE * (limit / window) / P rounded down, P the larger of total / window
--- and the last second's rate; min of the two quotients is the quotient by
--- the max, and recent * seconds > total is tested without the product.
-local function admit_threshold(t, r)
-  if t.total >= r.burst then return 0 end
-  if t.accepted < r.limit then return SCALE end
-  local by_window = muldiv(r.limit, SCALE, t.total)
-  local seconds = idiv(r.window, SECOND)
-  if t.recent > idiv(t.total, seconds) then
-    return min(by_window, idiv(muldiv(r.limit, SCALE, t.recent), seconds))
+-- floor(a * b / c) for 0 <= a <= 2^24, 0 <= b <= 2^41, 0 < c <= 2^51: c
+-- reaches past muldiv's 2^46, so a's bits one by one, every step below 2^53.
+local function muldiv_small(a, b, c)
+  if a * b < TWO53 then return idiv(a * b, c) end
+  local bits, n = {}, 0
+  while a > 0 do
+    local high = floor(a / 2)
+    n = n + 1
+    bits[n] = a - high * 2
+    a = high
   end
-  return by_window
+  local q, rest = 0, 0
+  for i = n, 1, -1 do
+    local t = rest * 2 + bits[i] * b
+    local d = idiv(t, c)
+    q, rest = q * 2 + d, t - d * c
+  end
+  return q
+end
+
+-- SCALE * soft / P rounded down, at most SCALE, P = total * window / span:
+-- the span's share of the window in 1 / SCALE, times soft, over total.
+local function base_of(total, span, r)
+  if total == 0 then return SCALE end
+  local share = muldiv(SCALE, span, r.window)
+  return min(SCALE, muldiv_small(share, r.limit, total))
+end
+
+-- soft / P, P the larger of the rate over the live sub-windows and (windows
+-- above a second) over those that started in the last second; each span at
+-- least one sub-window.
+local function base_threshold(t, r, now)
+  local live_span = (idiv(r.window, r.g) - 1) * r.g + (now - idiv(now, r.g) * r.g)
+  local by_window = base_of(t.total, max(r.g, live_span), r)
+  if r.window <= SECOND then return by_window end
+  local recent_span = now - recent_start(r, now)
+  return min(by_window, base_of(t.recent, max(r.g, recent_span), r))
+end
+
+-- deficit = base * (t + cost) - a * SCALE; admitted with probability
+-- deficit / cost in [0, 1]. base * (t + cost) = q * SCALE + rest.
+local function paced_threshold(t, base, cost)
+  local q, rest = muldiv(t.current_total + cost, base, SCALE)
+  local whole = q - t.current_accepted -- deficit = whole * SCALE + rest
+  if whole < 0 or (whole == 0 and rest == 0) then return 0 end
+  if whole >= cost then return SCALE end
+  local q2, r2 = muldiv(whole, SCALE, cost)
+  return min(SCALE, q2 + idiv(r2 + rest, cost))
 end
 
 local function judge(s, r, t, now, cost, draw)
-  local forecast = t.accepted + cost
-  if forecast <= r.limit then return { admits = true, admit = SCALE, cache = false } end
-  if forecast == r.burst then return { admits = true, admit = SCALE, cache = true } end
-  if forecast > r.burst then return { admits = false, admit = 0, cache = true } end
-  local admit, cache = s.admit, false
-  if not (now < s.factor_until) then
-    admit, cache = admit_threshold(t, r), true
-  end
-  return { admits = draw < admit, admit = admit, cache = cache }
+  if t.accepted + cost > r.burst then return { admits = false, base = 0, cache = false } end
+  if t.total + cost <= r.limit then return { admits = true, base = SCALE, cache = false } end
+  local base, cache = s.base, not (now < s.factor_until)
+  if cache then base = base_threshold(t, r, now) end
+  return { admits = draw < paced_threshold(t, base, cost), base = base, cache = cache }
 end
 
 local function retry_after(s, r, t, now, cost)
@@ -94,11 +137,11 @@ local function retry_after(s, r, t, now, cost)
     if #s.buckets == 0 then return 0 end
     return (s.buckets[#s.buckets].index + n) * g - now
   end
-  local accepted = t.accepted
+  local total = t.total
   for _, b in ipairs(s.buckets) do
-    if accepted + cost <= r.limit then break end
-    accepted = accepted - b.accepted
-    if accepted + cost <= r.limit then return (b.index + n) * g - now end
+    if total + cost <= r.limit then break end
+    total = total - b.total
+    if total + cost <= r.limit then return (b.index + n) * g - now end
   end
   return 0
 end
@@ -115,12 +158,14 @@ local function record(s, r, now, cost, admitted)
   if admitted then b.accepted = b.accepted + cost end
 end
 
+-- A refunded call is taken back as if never offered: from accepted and total.
 local function give_back(s, cost)
   for i = #s.buckets, 1, -1 do
     if cost <= 0 then break end
     local b = s.buckets[i]
     local taken = min(cost, b.accepted)
     b.accepted = b.accepted - taken
+    b.total = b.total - taken
     cost = cost - taken
   end
 end
@@ -153,22 +198,25 @@ function algo.run(keys, argv, op)
   local states = load(key, algo, rates)
   if op == 'refund' or op == 'reset' then return change_all(key, states, rates, now, cost, op) end
   local ts, js, admitted = {}, {}, true
+  -- a cost above a hard limit could never be admitted: nothing records it
+  local records = op == 'acquire'
   for i, r in ipairs(rates) do
+    records = records and cost <= r.burst
     prune(states[i], r, now)
     ts[i] = totals(states[i], r, now)
     js[i] = judge(states[i], r, ts[i], now, cost, draw)
     admitted = admitted and js[i].admits
   end
-  local vs, admit = {}, SCALE
+  local vs, base = {}, SCALE
   for i, r in ipairs(rates) do
     local s, t, j = states[i], ts[i], js[i]
     local v = verdict(r)
     v.allowed = admitted
     if not admitted and not j.admits then v.retry = retry_after(s, r, t, now, cost) end
-    if op == 'acquire' then
+    if records then
       if j.cache then
         s.factor_until = now + reuse
-        s.admit = j.admit
+        s.base = j.base
       end
       record(s, r, now, cost, admitted)
     end
@@ -178,11 +226,11 @@ function algo.run(keys, argv, op)
     local idle = algo.idle_at(s, r)
     if idle > now then v.reset = idle - now end
     vs[i] = v
-    admit = min(admit, j.admit)
+    base = min(base, j.base)
   end
   if op == 'acquire' then save(key, algo, states, rates, now) end
   local out = combine(vs)
   out[1] = admitted and 1 or 0
-  out[7], out[8] = 0, SCALE - admit
+  out[7], out[8] = 0, SCALE - base
   return out
 end

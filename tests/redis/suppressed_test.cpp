@@ -1,6 +1,6 @@
 // algorithm=suppressed on Redis decides as on memory://, draw for draw:
-// random sequences of operations, and the steady overloads of
-// tests/unit/suppressed_test.cpp call by call.
+// random sequences of operations, and the steady and evenly spaced
+// overloads of tests/unit/suppressed_test.cpp call by call.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -195,6 +195,54 @@ TEST_P(SuppressedSteadyLoad, RedisDecidesEveryCallAsTheMemoryStore) {
 
 INSTANTIATE_TEST_SUITE_P(Loads, SuppressedSteadyLoad, ::testing::Values(12, 20, 50, 200),
                          [](const auto& info) { return "tenths_" + std::to_string(info.param); });
+
+// The evenly spaced overloads of the unit test (each call at its own
+// microsecond), over their first three windows, on both stores: every call
+// decided alike.
+struct EvenCase {
+  const char* factor;
+  int64_t tenths;
+};
+
+void PrintTo(const EvenCase& c, std::ostream* os) {
+  *os << "hard_limit_factor=" << c.factor << " load=" << c.tenths / 10.0 << "x";
+}
+
+class SuppressedEvenLoad : public ::testing::TestWithParam<EvenCase> {};
+
+TEST_P(SuppressedEvenLoad, RedisDecidesEveryCallAsTheMemoryStore) {
+  const EvenCase c = GetParam();
+  Settings settings = limiter_settings("suppressed", "1000/s");
+  settings.set("hard_limit_factor", c.factor);
+  settings.set("seed", "7");
+  const int64_t start = 1'700'000'000'000'000;
+  auto memory = open_store("memory://?clock=manual", {});
+  auto redis = open_redis("clock=manual");
+  Limiter on_memory(memory, settings);
+  Limiter on_redis(redis, settings);
+  const EvenLoad load{1000 * c.tenths / 10, 3};
+  const EvenRun m = run_even_load(on_memory, manual_clock(*memory), start, load);
+  const EvenRun r = run_even_load(on_redis, manual_clock(*redis), start, load);
+  ASSERT_EQ(r.decisions.size(), m.decisions.size());
+  const auto first_difference =
+      std::mismatch(m.decisions.begin(), m.decisions.end(), r.decisions.begin()).first -
+      m.decisions.begin();
+  EXPECT_EQ(r.decisions, m.decisions) << "first difference at call " << first_difference;
+  EXPECT_EQ(r.factors, m.factors);
+  std::printf("hard_limit_factor=%s load %4.1fx evenly spaced: %zu calls decided alike\n", c.factor,
+              c.tenths / 10.0, m.decisions.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Loads, SuppressedEvenLoad,
+                         ::testing::Values(EvenCase{"1.5", 12}, EvenCase{"1.5", 20},
+                                           EvenCase{"1.5", 50}, EvenCase{"1.5", 200},
+                                           EvenCase{"2", 12}, EvenCase{"2", 20}, EvenCase{"2", 50},
+                                           EvenCase{"2", 200}),
+                         [](const auto& info) {
+                           const EvenCase& c = info.param;
+                           return std::string("h") + (c.factor[1] ? "1_5" : "2") + "_tenths_" +
+                                  std::to_string(c.tenths);
+                         });
 
 }  // namespace
 }  // namespace rl::test

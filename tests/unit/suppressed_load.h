@@ -1,6 +1,7 @@
-// A steady offered load on one suppressed key under the manual clock: each
+// A steady offered load on one suppressed key under the manual clock, so
+// memory:// and Redis see the same sequence and the same draws: either each
 // tick of every window offers the same number of calls (one batch, decided
-// in order), so memory:// and Redis see the same sequence and the same draws.
+// in order), or every call comes at its own microsecond, evenly spaced.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,35 @@ inline LoadRun run_steady_load(Limiter& limiter, ManualClock& clock, int64_t sta
       }
     }
     run.accepted.push_back(accepted);
+  }
+  return run;
+}
+
+// `rate` calls per second, call k at start + floor(k * 1 s / rate), for
+// `seconds` seconds, one by one.
+struct EvenLoad {
+  int64_t rate = 2000;
+  int seconds = 10;
+};
+
+struct EvenRun {
+  std::vector<int64_t> admitted_at;  // the admitted calls' times, from start
+  std::string decisions;             // one character per call: '1' admitted, '0' not
+  std::vector<double> factors;       // the suppression factor of every call
+};
+
+inline EvenRun run_even_load(Limiter& limiter, ManualClock& clock, int64_t start,
+                             const EvenLoad& load) {
+  EvenRun run;
+  const int64_t calls = load.rate * load.seconds;
+  for (int64_t k = 0; k < calls; ++k) {
+    const int64_t at = k * 1000000 / load.rate;
+    clock.set(start + at);
+    const Outcome o = limiter.run(Op::acquire, "hot", 1);
+    if (o.code != Code::ok) throw Error(o.code, o.message);
+    if (o.verdict.allowed) run.admitted_at.push_back(at);
+    run.decisions += o.verdict.allowed ? '1' : '0';
+    run.factors.push_back(o.verdict.suppression_factor);
   }
   return run;
 }
