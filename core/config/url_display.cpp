@@ -9,22 +9,40 @@ namespace {
 
 constexpr std::string_view kHidden = "***";
 
+void append_escaped(std::string& out, unsigned char byte) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out += '%';
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
+}
+
 // Escapes what parse_url would read as structure (and any byte outside
 // printable ASCII), so the display form reads back as the same URL.
 std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                        c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == ',' ||
                        c == ':' || c == '*';
     if (plain) {
       out += c;
     } else {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
+      append_escaped(out, static_cast<unsigned char>(c));
+    }
+  }
+  return out;
+}
+
+// Text parse_url keeps as it was written (the path, query keys): as it is,
+// but with bytes outside printable ASCII escaped, so the form is one line.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte > 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      append_escaped(out, byte);
     }
   }
   return out;
@@ -53,11 +71,11 @@ std::string display_url(const Url& url) {
     out += ipv6 ? "[" + e.host + "]" : e.host;
     out += ":" + std::to_string(e.port);
   }
-  if (!url.path.empty()) out += "/" + url.path;
+  if (!url.path.empty()) out += "/" + printable(url.path);
   for (size_t i = 0; i < url.query.size(); ++i) {
     const auto& [key, value] = url.query[i];
     out += i == 0 ? '?' : '&';
-    out += percent_encode(key) + "=";
+    out += printable(key) + "=";
     out += shows_value_of(key) ? percent_encode(value) : std::string(kHidden);
   }
   return out;

@@ -124,6 +124,11 @@ TEST(UrlDisplay, TextTheParserRefusesShowsNoneOfItself) {
   }
 }
 
+TEST(UrlDisplay, PathsAndKeysShowAsWrittenOnOneLine) {
+  EXPECT_EQ(rl::display_url(std::string_view("redis+sentinel://h/m%41\xc3\xa9\n/1?k%41\x01=v")),
+            "redis+sentinel://h:26379/m%41%C3%A9%0A/1?k%41%01=***");
+}
+
 TEST(UrlDisplay, ValuesAreEscapedToReadBackTheSame) {
   const rl::Url url = rl::parse_store_url("redis://us%40er:pw@h?prefix=a-b&tls_ca_file=/x%20y");
   EXPECT_EQ(rl::display_url(url), "redis://us%40er:***@h:6379?prefix=a-b&tls_ca_file=/x%20y");
