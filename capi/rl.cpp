@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "config/url_display.h"
 #include "failover/outage.h"
 #include "limiter.h"
 #include "store.h"
@@ -23,6 +24,7 @@ struct rl_config {
 
 struct rl_store {
   std::shared_ptr<rl::Store> store;
+  std::string display_url;  // rl_store_display_url
 };
 
 struct rl_limiter {
@@ -259,7 +261,7 @@ rl_status rl_store_open(const char* url, const rl_config* cfg, rl_store** out, r
     require(out, "out");
     *out = nullptr;
     auto store = rl::open_store(url, cfg ? cfg->settings : rl::Settings{});
-    *out = new rl_store{std::move(store)};
+    *out = new rl_store{std::move(store), rl::display_url(std::string_view(url))};
     return RL_OK;
   });
 }
@@ -331,6 +333,10 @@ rl_status rl_store_describe(const rl_store* store, rl_store_info* info, rl_error
     info->scheme = s.scheme();
     return RL_OK;
   });
+}
+
+const char* rl_store_display_url(const rl_store* store) {
+  return store == nullptr ? nullptr : store->display_url.c_str();
 }
 
 static rl::ManualClock& manual_clock_of(rl_store* store) {

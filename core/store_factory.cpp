@@ -18,9 +18,7 @@ size_t max_keys_of(const Settings& settings) {
 std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& given) {
   given.require_scope(Scope::store);
   Settings settings = given;
-  // Sentinels listen on 26379, Redis on 6379.
-  const bool sentinel = url_text.substr(0, 17) == "redis+sentinel://";
-  const Url url = parse_url(url_text, sentinel ? 26379 : 6379);
+  const Url url = parse_store_url(url_text);
   for (const auto& [key, value] : url.query) {
     const SettingInfo* info = find_setting(key);
     if (info == nullptr || info->scope != Scope::store) {

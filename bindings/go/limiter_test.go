@@ -184,7 +184,7 @@ func TestLimitsAreWhatRlParsed(t *testing.T) {
 func TestLimitIndexNameAndInfoComeFromLibrl(t *testing.T) {
 	ctx := context.Background()
 	s := openManual(t)
-	if info := s.Info(); info != (StoreInfo{Scheme: "memory", InProcess: true, ManualClock: true}) {
+	if info := s.Info(); info != (StoreInfo{Scheme: "memory", URL: "memory://?clock=manual", InProcess: true, ManualClock: true}) {
 		t.Fatalf("Info() = %+v", info)
 	}
 	if name := newLimiter(t, s, Config{Limit: "1/s"}).Name(); name != "default" {

@@ -70,21 +70,29 @@ func open(url string) (*Store, error) {
 	return s, nil
 }
 
-// StoreInfo says what a store is (rl_store_describe).
+// StoreInfo says what a store is (rl_store_describe, rl_store_display_url).
 type StoreInfo struct {
-	Scheme      string // "memory" or "redis"
-	InProcess   bool   // state lives in this process (memory://): calls never wait for I/O
-	ManualClock bool   // opened with clock=manual
+	Scheme string // "memory" or "redis"
+	// URL is the URL the store was opened with in librl's display form: the
+	// password and every secret setting (sentinel_password) are "***".
+	URL         string
+	InProcess   bool // state lives in this process (memory://): calls never wait for I/O
+	ManualClock bool // opened with clock=manual
 }
 
 // Info says what the store is. It stays true after Close.
 func (s *Store) Info() StoreInfo { return s.info }
+
+// String is "rl.Store(" + the URL in librl's display form + ")": a Store
+// printed with %v or %s never shows a credential.
+func (s *Store) String() string { return "rl.Store(" + s.info.URL + ")" }
 
 func describe(c *C.rl_store) StoreInfo {
 	info := C.rl_store_info{version: C.RL_STORE_INFO_VERSION}
 	C.rl_store_describe(c, &info, nil) // an open store and a set version: cannot fail
 	return StoreInfo{
 		Scheme:      C.GoString(info.scheme),
+		URL:         C.GoString(C.rl_store_display_url(c)),
 		InProcess:   info.in_process != 0,
 		ManualClock: info.manual_clock != 0,
 	}

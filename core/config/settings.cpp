@@ -279,6 +279,7 @@ constexpr SettingInfo kSettings[] = {
      .scope = Scope::store,
      .description = "redis+sentinel://: password for the sentinels (the URL's password is the "
                     "master's)",
+     .secret = true,
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.sentinel_password = secret(s, v); }},
 };

@@ -30,6 +30,9 @@ struct SettingInfo {
   // a default no value spells, such as "the limit").
   const char* default_value = nullptr;
   std::optional<Range> range = std::nullopt;  // whole-number settings
+  // A credential: its value is never shown, not in a message nor in the
+  // display form of a URL (url_display.h), which puts *** in its place.
+  bool secret = false;
   // Parses `value` into its field of `out`; throws invalid_arg naming the
   // setting and leaves `out` as it was.
   void (*parse)(const SettingInfo& self, std::string_view value, SettingValues& out) = nullptr;

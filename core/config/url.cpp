@@ -49,17 +49,6 @@ bool is_host_name(std::string_view host) {
   return true;
 }
 
-// RFC 3986: a letter, then letters, digits, '+', '-' or '.'.
-bool is_scheme(std::string_view s) {
-  if (s.empty() || s.size() > 32 || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
 Endpoint parse_endpoint(std::string_view hostport, int default_port) {
   if (hostport.empty()) fail_invalid("url: has an empty host (check for a stray ',')");
   Endpoint e{"", default_port};
@@ -109,6 +98,21 @@ Endpoint parse_endpoint(std::string_view hostport, int default_port) {
 
 }  // namespace
 
+bool is_url_scheme(std::string_view s) {
+  if (s.empty() || s.size() > 32 || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+Url parse_store_url(std::string_view text) {
+  const bool sentinel = text.substr(0, 17) == "redis+sentinel://";
+  return parse_url(text, sentinel ? 26379 : 6379);
+}
+
 Url parse_url(std::string_view text, int default_port) {
   Url url;
   const size_t scheme_end = text.find("://");
@@ -117,7 +121,7 @@ Url parse_url(std::string_view text, int default_port) {
     fail_invalid("url: has no scheme; expected memory:// or redis://host:port");
   }
   url.scheme = std::string(text.substr(0, scheme_end));
-  if (!is_scheme(url.scheme)) {
+  if (!is_url_scheme(url.scheme)) {
     fail_invalid("url: scheme is not a name; expected memory:// or redis://host:port");
   }
   std::string_view rest = text.substr(scheme_end + 3);

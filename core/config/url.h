@@ -26,4 +26,11 @@ struct Url {
 // user and password are decoded.
 Url parse_url(std::string_view text, int default_port);
 
+// parse_url as a store reads its URL: hosts default to port 26379 for
+// redis+sentinel:// (sentinels), else to 6379.
+Url parse_store_url(std::string_view text);
+
+// RFC 3986: a letter, then letters, digits, '+', '-' or '.' (at most 32).
+bool is_url_scheme(std::string_view s);
+
 }  // namespace rl

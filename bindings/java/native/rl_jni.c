@@ -314,6 +314,12 @@ JNIEXPORT void JNICALL Java_dev_rl_Native_storeFree(JNIEnv* env, jclass cls, jlo
   rl_store_free((rl_store*)(intptr_t)store);
 }
 
+/* ASCII: librl escapes every other byte of the display form. */
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_storeDisplayUrl(JNIEnv* env, jclass cls, jlong store) {
+  (void)cls;
+  return (*env)->NewStringUTF(env, rl_store_display_url((rl_store*)(intptr_t)store));
+}
+
 JNIEXPORT void JNICALL Java_dev_rl_Native_clockMove(JNIEnv* env, jclass cls, jlong store,
                                                     jboolean set, jlong us) {
   (void)cls;

@@ -162,7 +162,10 @@ export interface ManualClock {
 
 export declare class Store {
   private constructor();
-  /** The URL it was opened with, its password replaced by '***' ('redis://user:***@host:6379'). */
+  /**
+   * The URL it was opened with in librl's display form (rl_store_display_url): the password and
+   * every secret setting replaced by '***' ('redis://user:***@host:6379?sentinel_password=***').
+   */
   readonly url: string;
   readonly closed: boolean;
   /** True when opened with clock=manual. */

@@ -6,7 +6,6 @@
 const native = require('./native');
 const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
-const { redactUrl } = require('./redact');
 const { sourceNames } = require('./decision');
 
 // rl_breaker_state values, in order.
@@ -38,11 +37,14 @@ class Store {
   #closed = false;
 
   /** @internal Use rl.open(url). */
-  constructor(url, handle) {
+  constructor(handle) {
     this.#handle = handle;
-    /** The URL it was opened with, its password replaced by '***'. */
-    this.url = redactUrl(url);
     const described = native.describe(handle);
+    /**
+     * The URL it was opened with in librl's display form: the password and
+     * every secret setting (sentinel_password) replaced by '***'.
+     */
+    this.url = described.displayUrl;
     /** True when opened with clock=manual: time moves only through `clock`. */
     this.manualClock = described.manualClock;
     /** The URL scheme: 'memory' or 'redis'. */
@@ -119,7 +121,7 @@ async function open(url, settings, { inline = true } = {}) {
   if (typeof url !== 'string') throw new TypeError(`url: must be a string, not ${typeof url}`);
   if (typeof inline !== 'boolean') throw new TypeError(`inline: must be a boolean, not ${typeof inline}`);
   const handle = await native.open(url, toSettings(settings, 'settings'), inline);
-  return new Store(url, handle);
+  return new Store(handle);
 }
 
 module.exports = { Store, open };

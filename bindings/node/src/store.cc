@@ -250,6 +250,8 @@ Napi::Value Store::Describe(const Napi::CallbackInfo& info) {
   out.Set("inProcess", Napi::Boolean::New(env, described.in_process != 0));
   out.Set("manualClock", Napi::Boolean::New(env, described.manual_clock != 0));
   out.Set("scheme", Napi::String::New(env, described.scheme));
+  // The core's display form: the one form of the URL this binding shows.
+  out.Set("displayUrl", Napi::String::New(env, rl_store_display_url(store->handle_)));
   return out;
 }
 

@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 3
+#define RL_VERSION_MINOR 4
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.3.0"
+#define RL_VERSION_STRING "1.4.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -91,7 +91,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.3.0" of the library loaded at run time. Static storage. */
+/* "1.4.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -166,6 +166,16 @@ typedef struct rl_store_info {
 /* Describes store into *info (its version set by the caller). Works after
  * the store was closed. */
 RL_API rl_status rl_store_describe(const rl_store* store, rl_store_info* info, rl_error** err);
+
+/* 1.4. The URL the store was opened with, in its display form: read by
+ * the parser that opened the store and written again with the password,
+ * and the value of every secret setting (sentinel_password) and of any
+ * unknown query key, replaced by "***"; ports are always shown
+ * ("redis://app:***@host:6379/2?timeout_ms=50"; docs/urls.md). Show this,
+ * never the URL itself. Valid as long as the store handle (until
+ * rl_store_free); works after the store was closed. NULL for a NULL store.
+ * Thread-safe. */
+RL_API const char* rl_store_display_url(const rl_store* store);
 
 /* Manual clock (stores opened with clock=manual only; otherwise
  * RL_E_INVALID_ARG). Sets the store's time to now_us microseconds, or

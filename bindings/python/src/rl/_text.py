@@ -1,8 +1,7 @@
-"""Checks for the text that reaches librl as C strings, and redaction."""
+"""Checks for the text that reaches librl as C strings."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .errors import invalid
@@ -40,10 +39,3 @@ def setting_text(name: str, value: Any) -> str:
         return ", ".join(setting_text(name, v) for v in value)
     raise TypeError(f"{name}: must be str, int, float or a list of them, not {type(value).__name__}")
 
-
-_PASSWORD = re.compile(r"^([a-z+]+://)([^@/]*:)([^@/]*)@", re.IGNORECASE)
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced by ***."""
-    return _PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}***@", url)

@@ -8,7 +8,7 @@ import weakref
 from typing import Any, Optional
 
 from . import native
-from ._text import c_text, redact_url, setting_text
+from ._text import c_text, setting_text
 from .limiter import Limiter, make_config
 from .stats import StoreStats
 from .stats import from_native as _stats
@@ -20,11 +20,13 @@ class Store:
     closed is closed when it is garbage-collected, and at interpreter exit
     (calls in flight then end with ShutdownError)."""
 
-    def __init__(self, url: str, handle: Any, inline: bool) -> None:
+    def __init__(self, handle: Any, inline: bool) -> None:
         self._handle = handle
         self._closed = False
-        #: The URL it was opened with, its password replaced by ``***``.
-        self.url: str = redact_url(url)
+        #: The URL it was opened with in librl's display form
+        #: (rl_store_display_url): the password and every secret setting
+        #: (sentinel_password) replaced by ``***``.
+        self.url: str = native.rl_store_display_url(handle)
         in_process, manual_clock, scheme = native.store_describe(handle)
         #: True for a store whose state lives in this process (memory://).
         self.in_process: bool = in_process
@@ -182,7 +184,7 @@ def open(url: str, *, inline: bool = True, **settings: Any) -> Store:  # noqa: A
     """
     if not isinstance(inline, bool):
         raise TypeError("inline: must be bool")
-    return Store(url, _open_handle(url, settings), inline)
+    return Store(_open_handle(url, settings), inline)
 
 
 async def aopen(url: str, *, inline: bool = True, **settings: Any) -> Store:
@@ -191,7 +193,7 @@ async def aopen(url: str, *, inline: bool = True, **settings: Any) -> Store:
     if not isinstance(inline, bool):
         raise TypeError("inline: must be bool")
     handle = await asyncio.get_running_loop().run_in_executor(None, _open_handle, url, settings)
-    return Store(url, handle, inline)
+    return Store(handle, inline)
 
 
 def settings() -> dict[str, str]:

@@ -37,6 +37,9 @@ final class Native {
 
   static native void storeFree(long store);
 
+  /** rl_store_display_url: the URL with every credential replaced by ***. */
+  static native String storeDisplayUrl(long store);
+
   /** rl_store_clock_set when set, else rl_store_clock_advance. */
   static native void clockMove(long store, boolean set, long us);
 

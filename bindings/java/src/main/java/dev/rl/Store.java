@@ -13,15 +13,32 @@ import java.util.Objects;
  */
 public final class Store implements AutoCloseable {
   private final NativeHandle handle;
+  private final String url;
 
   private Store(long pointer) {
     this.handle = new NativeHandle(this, pointer, Native::storeFree, "store");
+    this.url = Native.storeDisplayUrl(pointer);
   }
 
   /** Opens a store; a bad URL or setting is RateLimitException INVALID_ARG naming it. */
   public static Store open(String url) {
     Objects.requireNonNull(url, "url");
     return new Store(Native.storeOpen(url));
+  }
+
+  /**
+   * The URL the store was opened with in librl's display form ({@code rl_store_display_url}): the
+   * password and every secret setting ({@code sentinel_password}) replaced by {@code ***}, e.g.
+   * {@code redis://app:***@host:6379/0}. Still true after {@link #close()}.
+   */
+  public String url() {
+    return url;
+  }
+
+  /** {@code Store(} the URL in its display form {@code )}: never a credential. */
+  @Override
+  public String toString() {
+    return "Store(" + url + ")";
   }
 
   /**
