@@ -1,5 +1,7 @@
 #include "cluster_topology.h"
 
+#include <algorithm>
+
 #include "error.h"
 #include "quote.h"
 
@@ -119,6 +121,22 @@ void ClusterTopology::install(SlotMap map) {
   have_map_ = true;
   map_failure_ = Failure{};
   ready_.notify_all();
+}
+
+std::vector<std::pair<const Connection*, ClusterNode>> ClusterTopology::masters() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<const Connection*, ClusterNode>> out;
+  if (by_master_.empty()) {
+    const Connection* seed = &connection_to(seeds_.front());
+    out.emplace_back(seed, node_of_.at(seed));
+    return out;
+  }
+  for (const Connection* c : by_master_) {
+    // A MOVED may name a master before the map is read again: listed once.
+    const bool listed = std::any_of(out.begin(), out.end(), [&](auto& m) { return m.first == c; });
+    if (c != nullptr && !listed) out.emplace_back(c, node_of_.at(c));
+  }
+  return out;
 }
 
 Failure ClusterTopology::wait_ready(std::chrono::milliseconds timeout) {
