@@ -23,7 +23,7 @@ struct StatsView {
   // how often any of them opened.
   BreakerState breaker = BreakerState::closed;
   int64_t breaker_opened = 0;
-  bool has_round_trips = false;        // memory:// has none
+  bool has_round_trips = false;          // memory:// has none
   std::vector<NodeBreakerView> nodes{};  // each node that serves keys now; none for memory://
 };
 

@@ -1,7 +1,5 @@
 #include "cluster_topology.h"
 
-#include <algorithm>
-
 #include "error.h"
 #include "quote.h"
 
@@ -131,11 +129,9 @@ std::vector<std::pair<const Connection*, ClusterNode>> ClusterTopology::masters(
     out.emplace_back(seed, node_of_.at(seed));
     return out;
   }
-  for (const Connection* c : by_master_) {
-    // A MOVED may name a master before the map is read again: listed once.
-    const bool listed = std::any_of(out.begin(), out.end(), [&](auto& m) { return m.first == c; });
-    if (c != nullptr && !listed) out.emplace_back(c, node_of_.at(c));
-  }
+  // Each once (the map lists distinct masters, and a MOVED adds one that
+  // is new to it).
+  for (const Connection* c : by_master_) out.emplace_back(c, node_of_.at(c));
   return out;
 }
 
