@@ -697,6 +697,55 @@ TEST(Cluster, ADeadMastersSlotsFailFastWhileTheOtherMastersDecide) {
   EXPECT_GT(dead_us.size(), 100u);
 }
 
+// A master that stops and is failed over, with the breakers on: its
+// breaker opens, and once the store reads the new map (a probe after the
+// cool-down fails and makes it read again) its slots go to the new
+// master's breaker, closed; the old master, a replica now, is no longer
+// listed, so the store's breaker is closed again.
+TEST(Cluster, AFailedOverMastersSlotsMoveToTheNewMastersBreaker) {
+  auto store = open_cluster("timeout_ms=300&breaker_failures=3&breaker_cooldown_ms=200");
+  Settings settings = limiter_settings("gcra", "100/1h");
+  settings.set("on_failure", "open");
+  Limiter limiter(store, settings);
+  const std::string key = "breaker-failover";
+  ASSERT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
+  const Node master = owner_of(slot_of(key));
+  const Node replica = replica_of(master);
+  const int pid = std::stoi(shell("cat " + env_or_fail("RL_TEST_REDIS_DIR") + "/cluster-" +
+                                  std::to_string(master.port) + "/redis.pid"));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const auto stopped = Steady::now();
+  // A real failover in real time: polled every 20 ms, as above.
+  bool saw_open = false;
+  bool recovered = false;
+  std::optional<Steady::time_point> promoted;
+  while (Steady::now() - stopped < std::chrono::seconds(20)) {
+    const Outcome o = limiter.run(Op::acquire, key, 1);
+    if (o.verdict.source == Source::store) {
+      recovered = true;
+      break;
+    }
+    saw_open = saw_open || node_breaker_state(*store, master.port) == "1";
+    if (!promoted && is_master(replica.port)) promoted = Steady::now();
+    std::this_thread::sleep_for(Ms(20));
+  }
+  const auto after_promotion =
+      promoted ? std::chrono::duration_cast<Ms>(Steady::now() - *promoted).count() : -1;
+  kill(pid, SIGCONT);  // it comes back as its replica's replica
+  std::cout << "[ figure ] hard failover with breakers (breaker_failures=3, cooldown 200 ms, "
+               "timeout_ms=300): first decision on the new master "
+            << after_promotion << " ms after its promotion\n";
+  EXPECT_TRUE(saw_open) << "the stopped master's breaker opened";
+  EXPECT_TRUE(recovered) << "no decision 20 s after the master stopped";
+  EXPECT_EQ(node_breaker_state(*store, replica.port), "0") << "the new master's breaker";
+  EXPECT_EQ(node_breaker_state(*store, master.port), "") << "a replica now: not listed";
+  EXPECT_EQ(store->stats_view().breaker, BreakerState::closed);
+  // Put the old master back in charge, for the other tests.
+  ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
+  ASSERT_TRUE(promote(master.port));
+  EXPECT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
+}
+
 // rediss+cluster://: the same nodes' TLS ports; each node names its TLS
 // ports to a TLS client, so every connection the map leads to is TLS too.
 TEST(Cluster, RedissClusterRoutesOverTls) {
