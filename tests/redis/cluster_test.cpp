@@ -4,8 +4,11 @@
 // follows MOVED (a slot moved) and ASK (a slot half-way through a move);
 // a manual failover is followed with nothing counted twice; a master that
 // stops answering is replaced by its replica and calls recover (the time is
-// printed), while a batch gets a result per request. Tests that move
-// slots or fail over put the cluster back as they found it, in shape.
+// printed), while a batch gets a result per request; each master has its
+// own circuit breaker: a stopped master's slots fail fast while the other
+// masters decide (figures printed), and a failover moves its slots to the
+// new master's breaker. Tests that move slots, stop a master or fail over
+// put the cluster back as they found it, in shape.
 #include <signal.h>
 
 #include <algorithm>
