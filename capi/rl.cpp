@@ -293,6 +293,30 @@ rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_error** er
   });
 }
 
+rl_status rl_store_get_node_breakers(rl_store* store, rl_node_breaker* out, size_t capacity,
+                                     size_t* count, rl_error** err) {
+  return guarded(err, [&] {
+    require(store, "store");
+    require(count, "count");
+    if (capacity > 0) {
+      require(out, "out");
+      check_version(out[0].version, RL_NODE_BREAKER_VERSION, "out[0]");
+    }
+    const rl::StatsView view = store->store->stats_view();
+    *count = view.nodes.size();
+    for (size_t i = 0; i < view.nodes.size() && i < capacity; ++i) {
+      const rl::NodeBreakerView& n = view.nodes[i];
+      rl_node_breaker filled{};
+      filled.version = out[0].version;
+      filled.state = static_cast<int32_t>(n.state);
+      filled.opened = static_cast<uint64_t>(n.opened);
+      n.node.copy(filled.node, sizeof filled.node - 1);
+      out[i] = filled;
+    }
+    return RL_OK;
+  });
+}
+
 size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity) {
   if (store == nullptr) return 0;
   try {

@@ -50,6 +50,17 @@ using Completion = std::function<void(Outcome&&)>;
 // why; on success it holds one outcome per call, in order.
 using BatchCompletion = std::function<void(Outcome&& failure, std::vector<Outcome>&& outcomes)>;
 
+// Which of a store's nodes serves a key: an identity that stays valid for
+// the store's life. nullptr: the store's one node (every store but Cluster).
+using NodeId = const void*;
+
+// A node that serves keys now, and its address as the statistics name it
+// ("host:port"; under Sentinel, the master's name).
+struct NodeInfo {
+  NodeId id = nullptr;
+  std::string address;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -60,6 +71,10 @@ class Backend {
   // Runs a batch and waits: one outcome per call, in order. Throws rl::Error
   // when the batch as a whole failed (closed store, backend down).
   virtual std::vector<Outcome> run_batch(std::vector<Call> calls) = 0;
+  // Any thread: the node a call for `key` goes to now (on Cluster, the
+  // master of the key's slot in the slot map as last read), so that the
+  // failover layer consults that node's circuit breaker.
+  virtual NodeId node_of(std::string_view /*key*/) { return nullptr; }
 };
 
 class Store {
@@ -72,8 +87,11 @@ class Store {
   virtual Clock& clock() = 0;
   // What the store has done since it opened (rl_store_stats).
   virtual StoreStats* stats() { return nullptr; }
-  // The statistics with the breaker's state, for rl_store_get_stats.
+  // The statistics with the breakers' states, for rl_store_get_stats.
   virtual StatsView stats_view() { return StatsView{stats()}; }
+  // The nodes that serve keys now: one (id nullptr), or on Cluster each
+  // master of the slot map. Empty for memory://.
+  virtual std::vector<NodeInfo> nodes() { return {}; }
   // Runs task on a thread of the store after delay_us (acquire_wait's
   // sleeps: a timer, not a blocked thread). close() runs every task still
   // waiting with shutting_down = true before it returns. False (the task is

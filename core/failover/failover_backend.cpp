@@ -8,6 +8,24 @@ namespace rl {
 namespace {
 
 using Permit = CircuitBreaker::Permit;
+using Node = NodeBreakers::Node;
+
+// A batch over the nodes its calls go to: each node's breaker decides once
+// for all of that node's calls (one of them a probe: the node's part is).
+// The calls it lets through leave together as one batch of the inner store.
+struct BatchPlan {
+  struct Part {
+    NodeId id;
+    Node* node;
+    Permit permit;
+  };
+  std::vector<Call> calls;      // every call, kept for the fallbacks
+  std::vector<size_t> part_of;  // each call's part
+  std::vector<Part> parts;
+  std::vector<Call> sent;  // the calls whose node's breaker let them go, in order
+
+  bool all_refused() const { return !calls.empty() && sent.empty(); }
+};
 
 class FailoverBackend final : public Backend, public std::enable_shared_from_this<FailoverBackend> {
  public:
@@ -27,92 +45,161 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
   }
 
   void run_async(Call call, Completion done) override {
-    const Permit permit = store_->breaker().admit();
+    Node& node = node_for(call.key);
+    const Permit permit = node.breaker.admit();
     if (permit == Permit::reject) {
       // Never inside the call: the fallback runs on the local store's thread.
-      auto task = [self = shared_from_this(), call = std::move(call), done]() {
-        done(self->counted(self->fallback(call.op, call.key, call.cost, self->refused())));
+      auto task = [self = shared_from_this(), call = std::move(call), &node, done]() {
+        done(self->counted(self->fallback(call.op, call.key, call.cost, refused(node))));
       };
       post(std::move(task), done);
       return;
     }
     // The key is kept only when the local fallback may need it.
     Call kept = local_ ? call : Call{call.op, {}, call.cost};
-    auto completion = [self = shared_from_this(), permit, kept = std::move(kept),
+    auto completion = [self = shared_from_this(), &node, permit, kept = std::move(kept),
                        started = Steady::now(), done](Outcome&& o) {
       self->timed(started);
-      if (!self->settle(permit, o.code, o.message)) return done(self->counted(std::move(o)));
+      if (!settle(node, permit, o.code, o.message)) return done(self->counted(std::move(o)));
       done(self->counted(self->fallback(kept.op, kept.key, kept.cost, std::move(o))));
     };
     inner_->run_async(std::move(call), std::move(completion));
   }
 
   std::vector<Outcome> run_batch(std::vector<Call> calls) override {
-    const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) {
+    BatchPlan plan = plan_batch(std::move(calls));
+    if (plan.all_refused()) {
       if (failure_.on_failure == OnFailure::closed) {
-        const Outcome o = refused();
+        const Outcome o = refused(*plan.parts.front().node);
         throw Error(o.code, o.message);
       }
-      return counted_all(fallback_all(calls, refused()));
+      return counted_all(finish(plan, {}));
     }
-    std::vector<Call> kept = calls;  // what the fallbacks decide, if any
     std::vector<Outcome> outcomes;
     const auto started = Steady::now();
     try {
-      outcomes = inner_->run_batch(std::move(calls));
+      outcomes = inner_->run_batch(std::move(plan.sent));
     } catch (const Error& e) {
       timed(started);
       // A batch that failed as a whole stays so under on_failure=closed.
-      if (!settle(permit, e.code(), e.what()) || failure_.on_failure == OnFailure::closed) throw;
-      return counted_all(fallback_all(kept, Outcome::failure(e.code(), e.what())));
+      if (!settle_whole(plan, e.code(), e.what()) || failure_.on_failure == OnFailure::closed)
+        throw;
+      return counted_all(fallback_all(plan.calls, Outcome::failure(e.code(), e.what())));
     }
     timed(started);
-    settle_batch(permit, outcomes, kept);
-    return counted_all(std::move(outcomes));
+    return counted_all(finish(plan, std::move(outcomes)));
   }
 
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override {
-    const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) {
-      auto task = [self = shared_from_this(), calls = std::move(calls), done]() {
-        if (self->failure_.on_failure == OnFailure::closed) return done(self->refused(), {});
-        done(Outcome{}, self->counted_all(self->fallback_all(calls, self->refused())));
+    auto plan = std::make_shared<BatchPlan>(plan_batch(std::move(calls)));
+    if (plan->all_refused()) {
+      auto task = [self = shared_from_this(), plan, done]() {
+        if (self->failure_.on_failure == OnFailure::closed)
+          return done(refused(*plan->parts.front().node), {});
+        done(Outcome{}, self->counted_all(self->finish(*plan, {})));
       };
       post(std::move(task), [done](Outcome&& o) { done(std::move(o), {}); });
       return;
     }
-    std::vector<Call> kept = calls;  // sizes (and keys, for local) of the fallbacks
-    auto completion = [self = shared_from_this(), permit, kept = std::move(kept),
-                       started = Steady::now(),
-                       done](Outcome&& failure, std::vector<Outcome>&& outcomes) {
+    auto completion = [self = shared_from_this(), plan, started = Steady::now(), done](
+                          Outcome&& failure, std::vector<Outcome>&& outcomes) {
       self->timed(started);
       if (failure.code != Code::ok) {
-        if (!self->settle(permit, failure.code, failure.message) ||
+        if (!settle_whole(*plan, failure.code, failure.message) ||
             self->failure_.on_failure == OnFailure::closed) {
           self->counted(Outcome(failure));
           return done(std::move(failure), {});
         }
-        return done(Outcome{}, self->counted_all(self->fallback_all(kept, std::move(failure))));
+        return done(Outcome{},
+                    self->counted_all(self->fallback_all(plan->calls, std::move(failure))));
       }
-      self->settle_batch(permit, outcomes, kept);
-      done(Outcome{}, self->counted_all(std::move(outcomes)));
+      done(Outcome{}, self->counted_all(self->finish(*plan, std::move(outcomes))));
     };
-    inner_->run_batch_async(std::move(calls), std::move(completion));
+    inner_->run_batch_async(std::move(plan->sent), std::move(completion));
   }
 
  private:
   using Steady = std::chrono::steady_clock;
 
-  // One sync call: through the breaker to the store, or to the fallback.
+  // The breaker of the node a call for `key` goes to.
+  Node& node_for(std::string_view key) { return store_->breakers().of(inner_->node_of(key)); }
+
+  // One sync call: through its node's breaker to the store, or to the fallback.
   Outcome decide(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {
-    const Permit permit = store_->breaker().admit();
-    if (permit == Permit::reject) return fallback(op, key, cost, refused());
+    Node& node = node_for(key);
+    const Permit permit = node.breaker.admit();
+    if (permit == Permit::reject) return fallback(op, key, cost, refused(node));
     const auto started = Steady::now();
     Outcome o = inner_->run(op, key, cost, timeout_us);
     timed(started);
-    if (!settle(permit, o.code, o.message)) return o;
+    if (!settle(node, permit, o.code, o.message)) return o;
     return fallback(op, key, cost, std::move(o));
+  }
+
+  // Groups a batch's calls by node and asks each node's breaker once.
+  BatchPlan plan_batch(std::vector<Call> calls) {
+    BatchPlan plan;
+    plan.part_of.reserve(calls.size());
+    for (const Call& c : calls) {
+      const NodeId id = inner_->node_of(c.key);
+      size_t part = 0;
+      while (part < plan.parts.size() && plan.parts[part].id != id) ++part;
+      if (part == plan.parts.size()) {
+        Node& node = store_->breakers().of(id);
+        plan.parts.push_back({id, &node, node.breaker.admit()});
+      }
+      plan.part_of.push_back(part);
+      if (plan.parts[part].permit != Permit::reject) plan.sent.push_back(c);
+    }
+    plan.calls = std::move(calls);
+    return plan;
+  }
+
+  // The batch's outcomes from what the inner store answered for the calls
+  // it was sent: each node's breaker hears once, from its own calls;
+  // outages and refused calls take the failure policy.
+  std::vector<Outcome> finish(const BatchPlan& plan, std::vector<Outcome>&& answered) {
+    std::vector<Outcome> outcomes(plan.calls.size());
+    std::vector<bool> outage(plan.parts.size(), false);
+    size_t next = 0;
+    for (size_t i = 0; i < plan.calls.size(); ++i) {
+      const BatchPlan::Part& part = plan.parts[plan.part_of[i]];
+      const Call& c = plan.calls[i];
+      if (part.permit == Permit::reject) {
+        outcomes[i] = fallback(c.op, c.key, c.cost, refused(*part.node));
+        continue;
+      }
+      Outcome& o = answered.at(next++);
+      if (!is_outage(o.code)) {
+        outcomes[i] = std::move(o);
+        continue;
+      }
+      outage[plan.part_of[i]] = true;
+      part.node->remember_outage(o.message);
+      outcomes[i] = fallback(c.op, c.key, c.cost, std::move(o));
+    }
+    for (size_t k = 0; k < plan.parts.size(); ++k) {
+      const BatchPlan::Part& part = plan.parts[k];
+      if (part.permit == Permit::reject) continue;
+      if (outage[k]) {
+        part.node->breaker.on_outage(part.permit);
+      } else {
+        part.node->breaker.on_answer(part.permit);
+      }
+    }
+    return outcomes;
+  }
+
+  // The calls the breakers let go failed as one: every node they went to
+  // hears it. True when it was an outage.
+  static bool settle_whole(const BatchPlan& plan, Code code, const std::string& message) {
+    bool outage = false;
+    for (const BatchPlan::Part& part : plan.parts) {
+      if (part.permit == Permit::reject) continue;
+      const bool this_outage = settle(*part.node, part.permit, code, message);
+      outage = outage || this_outage;
+    }
+    return outage;
   }
 
   // Statistics: the round trip of every call that went to the store, and
@@ -131,31 +218,16 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
     return std::move(outcomes);
   }
 
-  // Tells the breaker how a call admitted with `permit` ended; true when it
-  // was an outage (and so the failure policy decides).
-  bool settle(Permit permit, Code code, const std::string& message) {
+  // Tells a node's breaker how a call admitted with `permit` ended; true
+  // when it was an outage (and so the failure policy decides).
+  static bool settle(Node& node, Permit permit, Code code, const std::string& message) {
     if (!is_outage(code)) {
-      store_->breaker().on_answer(permit);
+      node.breaker.on_answer(permit);
       return false;
     }
-    store_->remember_outage(message);
-    store_->breaker().on_outage(permit);
+    node.remember_outage(message);
+    node.breaker.on_outage(permit);
     return true;
-  }
-
-  // A batch that reached the store: per-request outages (if any) each take
-  // the failure policy; the breaker hears once, from the first request.
-  void settle_batch(Permit permit, std::vector<Outcome>& outcomes, const std::vector<Call>& kept) {
-    bool outage = false;
-    for (const Outcome& o : outcomes) outage = outage || is_outage(o.code);
-    if (!outage) return store_->breaker().on_answer(permit);
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (!is_outage(outcomes[i].code)) continue;
-      store_->remember_outage(outcomes[i].message);
-      const Call& c = kept[i];
-      outcomes[i] = fallback(c.op, c.key, c.cost, std::move(outcomes[i]));
-    }
-    store_->breaker().on_outage(permit);
   }
 
   // What an outage gives under this limiter's on_failure.
@@ -185,11 +257,13 @@ class FailoverBackend final : public Backend, public std::enable_shared_from_thi
     return outcomes;
   }
 
-  Outcome refused() {
+  // What a call gets from a node whose breaker is open (the last outage
+  // names the node).
+  static Outcome refused(Node& node) {
     return Outcome::failure(Code::backend_unavailable,
-                            "store: circuit open after repeated outages, calls fail at once "
-                            "until a probe succeeds; last outage: " +
-                                store_->last_outage());
+                            "store: circuit open after repeated outages of the node, calls to it "
+                            "fail at once until a probe succeeds; last outage: " +
+                                node.last_outage());
   }
 
   // Runs `task` on a thread of the store; once the store is closing, the

@@ -22,7 +22,7 @@ class ClockOf final : public Clock {
 FailoverStore::FailoverStore(std::shared_ptr<Store> inner, BreakerOptions breaker,
                              size_t local_max_keys)
     : inner_(std::move(inner)),
-      breaker_(breaker, inner_->clock()),
+      breakers_(breaker, inner_->clock()),
       local_max_keys_(local_max_keys) {}
 
 FailoverStore::~FailoverStore() {
@@ -48,14 +48,11 @@ MemoryStore& FailoverStore::local() {
   return *local_;
 }
 
-void FailoverStore::remember_outage(const std::string& message) {
-  std::lock_guard lock(outage_mutex_);
-  last_outage_ = message;
-}
-
-std::string FailoverStore::last_outage() {
-  std::lock_guard lock(outage_mutex_);
-  return last_outage_;
+StatsView FailoverStore::stats_view() {
+  StatsView view{&stats_};
+  view.has_round_trips = true;
+  breakers_.fill(view, inner_->nodes());
+  return view;
 }
 
 }  // namespace rl

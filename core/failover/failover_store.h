@@ -1,7 +1,8 @@
 // The failure policy as a store decorator: wraps a store whose calls can
-// have outages (Redis) so that every limiter's backend goes through one
-// circuit breaker per store node and, per limiter, on_failure decides what
-// an outage or an open breaker gives (docs/failure.md).
+// have outages (Redis) so that every limiter's backend goes through the
+// circuit breaker of the node each call goes to (node_breakers.h) and, per
+// limiter, on_failure decides what an outage or an open breaker gives
+// (docs/failure.md).
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "circuit_breaker.h"
 #include "memory/memory_store.h"
+#include "node_breakers.h"
 #include "store.h"
 #include "store_stats.h"
 
@@ -31,27 +33,23 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   const char* scheme() const override { return inner_->scheme(); }
   bool in_process() const override { return inner_->in_process(); }
 
-  CircuitBreaker& breaker() { return breaker_; }
+  NodeBreakers& breakers() { return breakers_; }
+  // The breaker of a store of one node (one server, Sentinel's master).
+  CircuitBreaker& breaker() { return breakers_.of(nullptr).breaker; }
   StoreStats* stats() override { return &stats_; }
-  StatsView stats_view() override {
-    return StatsView{&stats_, breaker_.state(), breaker_.times_opened(), true};
-  }
+  StatsView stats_view() override;
+  std::vector<NodeInfo> nodes() override { return inner_->nodes(); }
   // The local fallback's tables, made when a limiter with on_failure=local
   // first needs them (most stores never do).
   MemoryStore& local();
-  // The last outage's message, quoted by calls the open breaker refuses.
-  void remember_outage(const std::string& message);
-  std::string last_outage();
 
  private:
   std::shared_ptr<Store> inner_;
-  CircuitBreaker breaker_;
+  NodeBreakers breakers_;
   StoreStats stats_;
   const size_t local_max_keys_;
   std::mutex local_mutex_;
   std::shared_ptr<MemoryStore> local_;  // null until local() is called
-  std::mutex outage_mutex_;
-  std::string last_outage_;
 };
 
 }  // namespace rl

@@ -11,6 +11,20 @@ void line(std::string& out, const char* format, auto... values) {
   out += buffer;
 }
 
+// A label's value as the exposition format escapes it.
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string metrics_text(const StatsView& view) {
@@ -30,12 +44,29 @@ std::string metrics_text(const StatsView& view) {
     line(out, "rl_failures_total{status=\"%s\"} %llu\n", code_name(i),
          static_cast<unsigned long long>(s.failures[i]));
   }
-  out += "# HELP rl_breaker_state Circuit breaker: 0 closed, 1 open, 2 half-open.\n";
+  out +=
+      "# HELP rl_breaker_state The store's circuit breaker, the worst of its nodes': 0 closed, "
+      "1 open, 2 half-open.\n";
   out += "# TYPE rl_breaker_state gauge\n";
   line(out, "rl_breaker_state %d\n", static_cast<int>(view.breaker));
   out += "# HELP rl_breaker_opened_total Times the circuit breaker opened.\n";
   out += "# TYPE rl_breaker_opened_total counter\n";
   line(out, "rl_breaker_opened_total %lld\n", static_cast<long long>(view.breaker_opened));
+  if (!view.nodes.empty()) {
+    out +=
+        "# HELP rl_node_breaker_state One node's circuit breaker: 0 closed, 1 open, 2 half-open.\n";
+    out += "# TYPE rl_node_breaker_state gauge\n";
+    for (const NodeBreakerView& n : view.nodes) {
+      out += "rl_node_breaker_state{node=\"" + label_value(n.node) + "\"} " +
+             std::to_string(static_cast<int>(n.state)) + "\n";
+    }
+    out += "# HELP rl_node_breaker_opened_total Times one node's circuit breaker opened.\n";
+    out += "# TYPE rl_node_breaker_opened_total counter\n";
+    for (const NodeBreakerView& n : view.nodes) {
+      out += "rl_node_breaker_opened_total{node=\"" + label_value(n.node) + "\"} " +
+             std::to_string(n.opened) + "\n";
+    }
+  }
   if (view.has_round_trips) {
     const LatencyHistogram& h = view.stats->round_trips;
     out += "# HELP rl_store_round_trip_seconds Store round trips (quantiles within 12.5%).\n";

@@ -121,6 +121,20 @@ void ClusterTopology::install(SlotMap map) {
   ready_.notify_all();
 }
 
+std::vector<std::pair<const Connection*, ClusterNode>> ClusterTopology::masters() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<const Connection*, ClusterNode>> out;
+  if (by_master_.empty()) {
+    const Connection* seed = &connection_to(seeds_.front());
+    out.emplace_back(seed, node_of_.at(seed));
+    return out;
+  }
+  // Each once (the map lists distinct masters, and a MOVED adds one that
+  // is new to it).
+  for (const Connection* c : by_master_) out.emplace_back(c, node_of_.at(c));
+  return out;
+}
+
 Failure ClusterTopology::wait_ready(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   ready_.wait_for(lock, timeout, [&] { return have_map_ || map_failure_; });

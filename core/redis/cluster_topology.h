@@ -33,6 +33,7 @@ class ClusterTopology final : public Topology {
   Connection* redirect(const Redirect& r, const Connection& from) override;
   void refresh(const Connection* failed = nullptr) override;
   Failure wait_ready(std::chrono::milliseconds timeout) override;
+  std::vector<std::pair<const Connection*, ClusterNode>> masters() override;
 
  private:
   // With mutex_ held.

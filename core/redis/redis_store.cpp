@@ -176,6 +176,7 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   void run_async(Call call, Completion done) override;
   void run_batch_async(std::vector<Call> calls, BatchCompletion done) override;
   std::vector<Outcome> run_batch(std::vector<Call> calls) override;
+  NodeId node_of(std::string_view key) override;
 
  private:
   ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
@@ -194,6 +195,8 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   RedisStore(NodeOptions node, std::vector<ClusterNode> cluster_seeds, StoreOptions options,
              std::unique_ptr<Clock> clock)
       : options_(std::move(options)),
+        one_node_(node.sentinel.sentinels.empty() ? node.host + ":" + std::to_string(node.port)
+                                                  : node.sentinel.master_name),
         clock_(std::move(clock)),
         runtime_(std::make_shared<Runtime>()),
         scripts_(options_.script_mode),
@@ -273,6 +276,19 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
   const StoreOptions& options() const { return options_; }
 
+  // Cluster: the connection of the master `redis_key`'s slot has now.
+  NodeId cluster_node_of(const std::string& redis_key) {
+    uint32_t slot = 0;
+    return &runtime_->topology->node_for(redis_key, slot);
+  }
+  std::vector<NodeInfo> nodes() override {
+    if (!options_.cluster) return {NodeInfo{nullptr, one_node_}};
+    std::vector<NodeInfo> out;
+    for (const auto& [connection, node] : runtime_->topology->masters())
+      out.push_back({connection, node.host + ":" + std::to_string(node.port)});
+    return out;
+  }
+
   // The first connection attempts, then (Cluster) the first slot map.
   Failure wait_connected(milliseconds timeout) {
     Failure first;
@@ -285,6 +301,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
 
  private:
   const StoreOptions options_;
+  const std::string one_node_;  // the address of a store of one node (its stats' name)
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<Runtime> runtime_;
   ScriptRunner scripts_;
@@ -395,6 +412,11 @@ void RedisBackend::run_async(Call call, Completion done) {
                   timeout_us](std::vector<CallResult>&& results) {
                    done(self->outcome_of(std::move(results[0]), timeout_us));
                  });
+}
+
+NodeId RedisBackend::node_of(std::string_view key) {
+  if (!store_->options().cluster) return nullptr;
+  return store_->cluster_node_of(keys_.key_for(key));
 }
 
 // All calls of a batch leave in one write per node, so they share one

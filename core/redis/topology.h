@@ -9,6 +9,8 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cluster_slots.h"
 #include "connection.h"
@@ -35,6 +37,9 @@ class Topology {
   virtual void refresh(const Connection* /*failed*/ = nullptr) {}
   // Waits until the first slot map is read (at most `timeout`): why not.
   virtual Failure wait_ready(std::chrono::milliseconds) { return {}; }
+  // Any thread: each master of the slot map and its connection (before the
+  // first map, the first seed, where node_for sends every key).
+  virtual std::vector<std::pair<const Connection*, ClusterNode>> masters() { return {}; }
 };
 
 class StandaloneTopology final : public Topology {

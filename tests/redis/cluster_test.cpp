@@ -4,14 +4,21 @@
 // follows MOVED (a slot moved) and ASK (a slot half-way through a move);
 // a manual failover is followed with nothing counted twice; a master that
 // stops answering is replaced by its replica and calls recover (the time is
-// printed), while a batch gets a result per request. Tests that move
-// slots or fail over put the cluster back as they found it, in shape.
+// printed), while a batch gets a result per request; each master has its
+// own circuit breaker: a stopped master's slots fail fast while the other
+// masters decide (figures printed), and a failover moves its slots to the
+// new master's breaker. Tests that move slots, stop a master or fail over
+// put the cluster back as they found it, in shape.
 #include <signal.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -378,8 +385,7 @@ TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
 
 TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
   // No circuit breaker: the figure is the failover's and rl's own. (The
-  // breaker counts outages across the nodes; with every call on the stopped
-  // node it would open and add its cooldown.)
+  // stopped node's breaker would open and add its cooldown.)
   auto store = open_cluster("timeout_ms=300&breaker_failures=0");
   constexpr int kLimit = 200;
   Limiter limiter(store, limiter_settings("gcra", std::to_string(kLimit) + "/1h"));
@@ -441,6 +447,306 @@ TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(limiter.run(Op::acquire, key, 1).code, Code::ok);  // a denial, decided
+}
+
+// The port of the master serving `slot` in `nodes`.
+int master_port_of(const std::vector<Node>& nodes, int slot) {
+  for (const Node& n : nodes) {
+    for (auto [first, last] : n.slots) {
+      if (n.master && slot >= first && slot <= last) return n.port;
+    }
+  }
+  return 0;
+}
+
+// A master stopped (SIGSTOP) with failovers held off: every node's
+// cluster-node-timeout raised so that none calls it failing; at the end
+// the master continued and the timeout put back, whatever the test does.
+class StoppedMaster {
+ public:
+  explicit StoppedMaster(int port) {
+    std::istringstream reply(cli(port, "config get cluster-node-timeout"));
+    std::getline(reply, node_timeout_);  // the name, then the value
+    std::getline(reply, node_timeout_);
+    for (int p : all_ports()) cli(p, "config set cluster-node-timeout 600000");
+    pid_ = std::stoi(shell("cat " + env_or_fail("RL_TEST_REDIS_DIR") + "/cluster-" +
+                           std::to_string(port) + "/redis.pid"));
+    stop();
+  }
+  ~StoppedMaster() {
+    resume();
+    for (int p : all_ports()) cli(p, "config set cluster-node-timeout " + node_timeout_);
+  }
+  bool stop() {
+    stopped_ = kill(pid_, SIGSTOP) == 0;
+    return stopped_;
+  }
+  void resume() {
+    if (stopped_) kill(pid_, SIGCONT);
+    stopped_ = false;
+  }
+  bool stopped() const { return stopped_; }
+
+ private:
+  std::string node_timeout_;  // to put back
+  int pid_ = 0;
+  bool stopped_ = false;
+};
+
+// What rl_store_format_metrics says of the breaker of the node at `port`:
+// "0" closed, "1" open, "2" half-open, "" when it is not listed.
+std::string node_breaker_state(Store& store, int port) {
+  const std::string text = metrics_text(store.stats_view());
+  const std::string line =
+      "rl_node_breaker_state{node=\"127.0.0.1:" + std::to_string(port) + "\"} ";
+  const size_t at = text.find(line);
+  return at == std::string::npos ? "" : text.substr(at + line.size(), 1);
+}
+
+double p_quantile(std::vector<double> samples, double q) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = static_cast<size_t>(q * static_cast<double>(samples.size()) + 0.999999);
+  return samples[std::min(samples.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+// One dead master of three: once its breaker opens, calls for its slots
+// take on_failure in microseconds, while the other two masters decide at
+// the rate they did before and count exactly. (With one breaker for the
+// store, the other masters' answers kept it closed and every call for the
+// dead slots waited for its deadline.)
+TEST(Cluster, ADeadMastersSlotsFailFastWhileTheOtherMastersDecide) {
+  constexpr int kTimeoutMs = 200;
+  auto store = open_cluster("clock=manual&timeout_ms=" + std::to_string(kTimeoutMs) +
+                            "&breaker_failures=3&breaker_cooldown_ms=1000");
+  Settings open_settings = limiter_settings("gcra", "100/1h");
+  open_settings.set("on_failure", "open");
+  Limiter fail_open(store, open_settings);
+  Limiter fail_closed(store, limiter_settings("gcra", "100/1h"));
+
+  // Keys of the master that stops, and keys of the other two (each live
+  // thread has its own).
+  const std::vector<Node> nodes = cluster_nodes();
+  const int dead_port = master_port_of(nodes, slot_of("dead-0"));
+  ASSERT_NE(dead_port, 0);
+  std::vector<std::string> dead_keys;
+  std::vector<std::string> batch_keys;  // on the live masters, for one batch
+  constexpr int kLiveThreads = 2;
+  constexpr size_t kKeysPerThread = 8;
+  std::vector<std::vector<std::string>> live_keys(kLiveThreads);
+  std::set<int> live_ports;
+  for (int k = 0;
+       dead_keys.size() < 16 || batch_keys.size() < 8 || live_keys.back().size() < kKeysPerThread;
+       ++k) {
+    const std::string dead = "dead-" + std::to_string(k);
+    if (master_port_of(nodes, slot_of(dead)) == dead_port && dead_keys.size() < 16)
+      dead_keys.push_back(dead);
+    const std::string in_batch = "batch-" + std::to_string(k);
+    if (master_port_of(nodes, slot_of(in_batch)) != dead_port && batch_keys.size() < 8)
+      batch_keys.push_back(in_batch);
+    const std::string live = "live-" + std::to_string(k);
+    const int port = master_port_of(nodes, slot_of(live));
+    if (port == dead_port) continue;
+    live_ports.insert(port);
+    for (auto& keys : live_keys) {
+      if (keys.size() < kKeysPerThread) {
+        keys.push_back(live);
+        break;
+      }
+    }
+  }
+  ASSERT_EQ(live_ports.size(), 2u) << "the live keys spread over both other masters";
+
+  // Live threads decide on their keys all along; each phase counts its
+  // decisions. Phase 0: every master up; 1: one stopped, its breaker not
+  // yet open; then, its breaker open: 2 while it runs again, 3 while it is
+  // stopped, 4 with calls for its slots too.
+  std::atomic<int> phase{0};
+  std::atomic<bool> running{true};
+  std::array<std::atomic<int64_t>, 5> decided{};
+  std::atomic<int> live_errors{0};
+  std::vector<std::map<std::string, std::pair<int, int>>> tally(
+      kLiveThreads);  // attempts, admitted
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kLiveThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; running.load(); ++i) {
+        const std::string& key = live_keys[t][i % kKeysPerThread];
+        const int during = phase.load();
+        const Outcome o = fail_closed.run(Op::acquire, key, 1);
+        if (o.code != Code::ok || o.verdict.source != Source::store) {
+          if (live_errors++ < 3) ADD_FAILURE() << "a live master's call: " << o.message;
+          continue;
+        }
+        ++decided[during];
+        auto& [attempts, admitted] = tally[t][key];
+        ++attempts;
+        admitted += o.verdict.allowed ? 1 : 0;
+      }
+    });
+  }
+  // Decisions per second in a window of the phase (a measuring window,
+  // not a wait for some state).
+  const auto measure = [&](int which, Ms window) {
+    const int64_t before = decided[which].load();
+    const auto started = Steady::now();
+    std::this_thread::sleep_for(window);
+    return static_cast<double>(decided[which].load() - before) /
+           std::chrono::duration<double>(Steady::now() - started).count();
+  };
+  measure(0, Ms(300));  // connections made, functions loaded
+
+  StoppedMaster stop(dead_port);
+  ASSERT_TRUE(stop.stopped());
+  phase = 1;
+  // breaker_failures=3 outages of the stopped master open its breaker: the
+  // calls wait for their deadline until one is answered at once.
+  int opening_calls = 0;
+  for (bool answered_at_once = false; !answered_at_once && opening_calls < 10; ++opening_calls) {
+    const auto started = Steady::now();
+    const Outcome o = fail_open.run(Op::acquire, dead_keys[0], 1);
+    EXPECT_EQ(o.verdict.source, Source::fail_open) << o.message;
+    EXPECT_LT(Steady::now() - started, Ms(kTimeoutMs) + kSlack) << "the deadline holds";
+    answered_at_once = Steady::now() - started < Ms(kTimeoutMs / 2);
+  }
+  EXPECT_EQ(node_breaker_state(*store, dead_port), "1") << "the stopped master's breaker";
+  for (int port : live_ports) EXPECT_EQ(node_breaker_state(*store, port), "0") << port;
+  EXPECT_EQ(store->stats_view().breaker, BreakerState::open) << "the store's: the worst node's";
+  // The other masters' rate with this one running and stopped, in
+  // alternating windows, so that the noise of the (shared) machine falls on
+  // both alike. Its breaker stays open throughout: nothing probes it.
+  double rate_running = 0;
+  double rate_stopped = 0;
+  constexpr int kRounds = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    stop.resume();
+    phase = 2;
+    rate_running += measure(2, Ms(250)) / kRounds;
+    ASSERT_TRUE(stop.stop());
+    phase = 3;
+    rate_stopped += measure(3, Ms(250)) / kRounds;
+  }
+  phase = 4;
+
+  // Calls for the dead slots, among the live traffic: on_failure at once.
+  std::vector<double> dead_us;
+  const auto window = Steady::now();
+  for (size_t i = 0; Steady::now() - window < Ms(900); ++i) {
+    const std::string& key = dead_keys[i % dead_keys.size()];
+    const bool open = i % 2 == 0;
+    const auto started = Steady::now();
+    const Outcome o = (open ? fail_open : fail_closed).run(Op::acquire, key, 1);
+    dead_us.push_back(std::chrono::duration<double, std::micro>(Steady::now() - started).count());
+    if (open) {
+      EXPECT_EQ(o.verdict.source, Source::fail_open) << o.message;
+    } else {
+      EXPECT_EQ(o.code, Code::backend_unavailable);
+      EXPECT_NE(o.message.find("circuit open"), std::string::npos) << o.message;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(500));  // pacing, not a wait for state
+  }
+  // A batch over every master: the dead node's part is answered by its
+  // breaker, the others' parts by their masters.
+  std::vector<Call> batch{Call{Op::acquire, dead_keys[1], 1, 0}};
+  for (const std::string& key : batch_keys) batch.push_back(Call{Op::acquire, key, 1, 0});
+  const auto batch_started = Steady::now();
+  const std::vector<Outcome> batch_outcomes = fail_open.acquire_batch(batch);
+  const auto batch_took = Steady::now() - batch_started;
+  ASSERT_EQ(batch_outcomes.size(), batch.size());
+  EXPECT_EQ(batch_outcomes[0].verdict.source, Source::fail_open) << batch_outcomes[0].message;
+  for (size_t i = 1; i < batch.size(); ++i) {
+    EXPECT_EQ(batch_outcomes[i].code, Code::ok) << batch_outcomes[i].message;
+    EXPECT_EQ(batch_outcomes[i].verdict.source, Source::store) << "request " << i;
+    EXPECT_TRUE(batch_outcomes[i].verdict.allowed) << "request " << i;
+  }
+  EXPECT_LT(batch_took, Ms(kTimeoutMs / 2)) << "no part waited for the dead node's deadline";
+  running = false;
+  for (auto& t : threads) t.join();
+
+  // The master comes back: after the cool-down a probe closes its breaker
+  // (once its connection is back: a probe that finds it still reconnecting
+  // opens the breaker for another cool-down).
+  stop.resume();
+  Outcome probe;
+  for (int tries = 0; tries < 20; ++tries) {
+    manual_clock(*store).advance(1000 * 1000);
+    probe = fail_open.run(Op::acquire, dead_keys[2], 1);
+    if (probe.verdict.source == Source::store) break;
+  }
+  EXPECT_EQ(probe.verdict.source, Source::store) << probe.message;
+  EXPECT_EQ(node_breaker_state(*store, dead_port), "0");
+  EXPECT_EQ(store->stats_view().breaker, BreakerState::closed);
+
+  // Exact counting on the live masters: each key admitted its limit or
+  // every attempt, whichever is fewer.
+  for (const auto& per_thread : tally) {
+    for (const auto& [key, counts] : per_thread) {
+      EXPECT_EQ(counts.second, std::min(counts.first, 100)) << key;
+    }
+  }
+  EXPECT_EQ(live_errors.load(), 0);
+  const double p50 = p_quantile(dead_us, 0.5);
+  const double p99 = p_quantile(dead_us, 0.99);
+  const double slowest = p_quantile(dead_us, 1.0);
+  std::printf(
+      "[ figure ] one of three masters stopped (noisy: shared machine): after its breaker "
+      "opened (%d calls), %zu calls for its slots took p50 %.1f us, p99 %.1f us, max %.1f us; "
+      "the other masters decided %.0f/s with it running and %.0f/s with it stopped (%.2fx; %d "
+      "threads, %d alternating windows of 250 ms each)\n",
+      opening_calls, dead_us.size(), p50, p99, slowest, rate_running, rate_stopped,
+      rate_running > 0 ? rate_stopped / rate_running : 0.0, kLiveThreads, kRounds);
+  EXPECT_LT(p99, 1000.0) << "p99 of calls for the dead master's slots, in us";
+  EXPECT_GT(rate_stopped, rate_running * 0.5) << "the other masters decide as before, within noise";
+  EXPECT_GT(dead_us.size(), 100u);
+}
+
+// A master that stops and is failed over, with the breakers on: its
+// breaker opens, and once the store reads the new map (a probe after the
+// cool-down fails and makes it read again) its slots go to the new
+// master's breaker, closed; the old master, a replica now, is no longer
+// listed, so the store's breaker is closed again.
+TEST(Cluster, AFailedOverMastersSlotsMoveToTheNewMastersBreaker) {
+  auto store = open_cluster("timeout_ms=300&breaker_failures=3&breaker_cooldown_ms=200");
+  Settings settings = limiter_settings("gcra", "100/1h");
+  settings.set("on_failure", "open");
+  Limiter limiter(store, settings);
+  const std::string key = "breaker-failover";
+  ASSERT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
+  const Node master = owner_of(slot_of(key));
+  const Node replica = replica_of(master);
+  const int pid = std::stoi(shell("cat " + env_or_fail("RL_TEST_REDIS_DIR") + "/cluster-" +
+                                  std::to_string(master.port) + "/redis.pid"));
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const auto stopped = Steady::now();
+  // A real failover in real time: polled every 20 ms, as above.
+  bool saw_open = false;
+  bool recovered = false;
+  std::optional<Steady::time_point> promoted;
+  while (Steady::now() - stopped < std::chrono::seconds(20)) {
+    const Outcome o = limiter.run(Op::acquire, key, 1);
+    if (o.verdict.source == Source::store) {
+      recovered = true;
+      break;
+    }
+    saw_open = saw_open || node_breaker_state(*store, master.port) == "1";
+    if (!promoted && is_master(replica.port)) promoted = Steady::now();
+    std::this_thread::sleep_for(Ms(20));
+  }
+  const auto after_promotion =
+      promoted ? std::chrono::duration_cast<Ms>(Steady::now() - *promoted).count() : -1;
+  kill(pid, SIGCONT);  // it comes back as its replica's replica
+  std::cout << "[ figure ] hard failover with breakers (breaker_failures=3, cooldown 200 ms, "
+               "timeout_ms=300): first decision on the new master "
+            << after_promotion << " ms after its promotion\n";
+  EXPECT_TRUE(saw_open) << "the stopped master's breaker opened";
+  EXPECT_TRUE(recovered) << "no decision 20 s after the master stopped";
+  EXPECT_EQ(node_breaker_state(*store, replica.port), "0") << "the new master's breaker";
+  EXPECT_EQ(node_breaker_state(*store, master.port), "") << "a replica now: not listed";
+  EXPECT_EQ(store->stats_view().breaker, BreakerState::closed);
+  // Put the old master back in charge, for the other tests.
+  ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
+  ASSERT_TRUE(promote(master.port));
+  EXPECT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
 }
 
 // rediss+cluster://: the same nodes' TLS ports; each node names its TLS

@@ -66,3 +66,49 @@ TEST(LatencyHistogram, QuantilesAreWithinABucket) {
 }
 
 }  // namespace
+
+namespace {
+
+// A store of one node has one breaker, named by its address; memory:// none.
+TEST(StoreStats, EachNodesBreakerThroughTheAbi) {
+  auto memory = rl_test::open_manual_store();
+  size_t count = 9;
+  ASSERT_EQ(rl_store_get_node_breakers(memory.get(), nullptr, 0, &count, nullptr), RL_OK);
+  EXPECT_EQ(count, 0u);
+
+  // Port 1: nothing listens; one refused call opens the breaker.
+  rl_store* raw = nullptr;
+  ASSERT_EQ(
+      rl_store_open("redis://127.0.0.1:1?clock=manual&breaker_failures=1", nullptr, &raw, nullptr),
+      RL_OK);
+  rl_test::StorePtr store(raw);
+  rl_node_breaker breakers[2] = {};
+  breakers[0].version = RL_NODE_BREAKER_VERSION;
+  ASSERT_EQ(rl_store_get_node_breakers(store.get(), breakers, 2, &count, nullptr), RL_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_STREQ(breakers[0].node, "127.0.0.1:1");
+  EXPECT_EQ(breakers[0].state, RL_BREAKER_CLOSED);
+  auto lim = rl_test::make_limiter(store.get(), {{"algorithm", "gcra"}, {"limit", "3/h"}});
+  const std::string key = "k";
+  const rl_request req = rl_test::request(key, 1);
+  rl_decision d = rl_test::blank_decision();
+  EXPECT_EQ(rl_limiter_acquire(lim.get(), &req, &d, nullptr), RL_E_BACKEND_UNAVAILABLE);
+  ASSERT_EQ(rl_store_get_node_breakers(store.get(), breakers, 2, &count, nullptr), RL_OK);
+  EXPECT_EQ(breakers[0].state, RL_BREAKER_OPEN);
+  EXPECT_EQ(breakers[0].opened, 1u);
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);
+  EXPECT_EQ(stats.breaker_state, RL_BREAKER_OPEN) << "the store's: its one node's";
+
+  rl_error* err = nullptr;
+  rl_node_breaker unversioned{};
+  EXPECT_EQ(rl_store_get_node_breakers(store.get(), &unversioned, 1, &count, &err),
+            RL_E_INVALID_ARG);
+  EXPECT_NE(std::string(rl_error_message(err)).find("out[0].version"), std::string::npos);
+  rl_error_free(err);
+  EXPECT_EQ(rl_store_get_node_breakers(store.get(), breakers, 2, nullptr, nullptr),
+            RL_E_INVALID_ARG);
+  EXPECT_EQ(rl_store_get_node_breakers(store.get(), nullptr, 1, &count, nullptr), RL_E_INVALID_ARG);
+}
+
+}  // namespace

@@ -237,6 +237,30 @@ RL_API rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_err
  * result is >= capacity. 0 for a NULL store. Thread-safe. */
 RL_API size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity);
 
+#define RL_NODE_BREAKER_VERSION 1
+/* One node's circuit breaker: a store of one node (redis://, Sentinel's
+ * master) has one, a Cluster store one per master (docs/failure.md). */
+typedef struct rl_node_breaker {
+  uint32_t version;
+  /* An rl_breaker_state. */
+  int32_t state;
+  /* Times it opened. */
+  uint64_t opened;
+  /* "host:port" (under Sentinel, the master's name), NUL-terminated; a
+   * longer name is cut to fit. */
+  char node[272];
+} rl_node_breaker;
+
+/* The breakers of the nodes that serve keys now (on Cluster, the masters
+ * of the slot map): fills out[0] to out[min(capacity, *count) - 1] and
+ * sets *count to how many there are (0 for memory://); call again with
+ * more room when *count > capacity. out[0].version, set by the caller,
+ * is every element's. out may be NULL when capacity is 0. Thread-safe;
+ * works after the store was closed. rl_store_stats's breaker_state is the
+ * worst of these. */
+RL_API rl_status rl_store_get_node_breakers(rl_store* store, rl_node_breaker* out, size_t capacity,
+                                            size_t* count, rl_error** err);
+
 /* ------------------------------------------------------------------ */
 /* Limiters */
 
