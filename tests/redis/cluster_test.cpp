@@ -8,6 +8,7 @@
 // slots or fail over put the cluster back as they found it, in shape.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -441,6 +442,110 @@ TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(limiter.run(Op::acquire, key, 1).code, Code::ok);  // a denial, decided
+}
+
+// Which of `keys` (each admitted once, limit 1/h) the node at `port` holds,
+// asked directly (a redis:// store on that node, not the cluster's map): a
+// key it remembers denies a peek.
+std::vector<bool> remembered_by(int port, const std::string& prefix,
+                                const std::vector<std::string>& keys) {
+  auto store = open_store("redis://:" + env_or_fail("RL_TEST_CLUSTER_PASSWORD") + "@127.0.0.1:" +
+                              std::to_string(port) + "?clock=manual&prefix=" + prefix,
+                          {});
+  Limiter probe(store, limiter_settings("gcra", "1/h"));
+  std::vector<bool> out;
+  for (size_t from = 0; from < keys.size(); from += 500) {
+    std::vector<Call> peeks;
+    for (size_t i = from; i < std::min(keys.size(), from + 500); ++i)
+      peeks.push_back(Call{Op::peek, keys[i], 1, 0});
+    for (const Outcome& o : probe.acquire_batch(peeks)) {
+      EXPECT_EQ(o.code, Code::ok) << o.message;
+      out.push_back(o.code == Code::ok && !o.verdict.allowed);
+    }
+  }
+  return out;
+}
+
+// Admissions a Cluster failover loses, counted key by key: one thread
+// decides on keys of their own on one master's slots (limit 1/h, so each
+// admitted key holds a state) while that master's replica takes over with
+// CLUSTER FAILOVER FORCE (it does not wait for the master, which goes on
+// taking writes until it hears of the new master); then the new master is
+// asked for every key the thread saw admitted. `min_replicas`: the store
+// setting (0: off).
+void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
+  const std::string prefix = unique_prefix();
+  auto store = open_store(env_or_fail("RL_TEST_CLUSTER_URL") + "?prefix=" + prefix +
+                              "&clock=manual&breaker_failures=0&timeout_ms=500&min_replicas=" +
+                              std::to_string(min_replicas) +
+                              (min_replicas > 0 ? "&min_replicas_timeout_ms=100" : ""),
+                          {});
+  Limiter limiter(store, limiter_settings("gcra", "1/h"));
+  const Node master = owner_of(slot_of("f0"));
+  const Node replica = replica_of(master);
+  ASSERT_NE(replica.port, 0);
+  std::vector<std::string> keys;  // the master's
+  for (int i = 0; keys.size() < 30000; ++i) {
+    const std::string key = "f" + std::to_string(i);
+    for (auto [first, last] : master.slots) {
+      if (slot_of(key) >= first && slot_of(key) <= last) keys.push_back(key);
+    }
+  }
+  std::vector<std::string> admitted;
+  std::vector<std::string> failed;
+  std::map<std::string, int> failures;
+  size_t calls = 0;
+  auto decide = [&] {
+    const std::string& key = keys.at(calls++);
+    const Outcome o = limiter.run(Op::acquire, key, 1);
+    if (o.code == Code::ok) {
+      EXPECT_TRUE(o.verdict.allowed) << key;
+      admitted.push_back(key);
+      return true;
+    }
+    EXPECT_TRUE(o.code == Code::backend_unavailable || o.code == Code::timeout) << o.message;
+    ++failures[code_name(static_cast<int>(o.code))];
+    failed.push_back(key);
+    return false;
+  };
+  for (int i = 0; i < 100; ++i) decide();  // before: replicated long before the failover
+
+  const auto t0 = Steady::now();
+  ASSERT_NE(cli(replica.port, "cluster failover force").find("OK"), std::string::npos);
+  while (calls % 50 != 0 || !is_master(replica.port)) {
+    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the replica never took over";
+    decide();
+  }
+  // Then until an admitted decision shows on the new master.
+  while (true) {
+    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the store never followed";
+    if (decide() && remembered_by(replica.port, prefix, {admitted.back()})[0]) break;
+  }
+  const std::vector<bool> kept = remembered_by(replica.port, prefix, admitted);
+  const int64_t lost = std::count(kept.begin(), kept.end(), false);
+  const std::vector<bool> failed_kept = remembered_by(replica.port, prefix, failed);
+  const int64_t counted_anyway = std::count(failed_kept.begin(), failed_kept.end(), true);
+  std::cout << "[ figure ] Cluster failover (FORCE), min_replicas=" << min_replicas << ": "
+            << admitted.size() << " of " << calls << " decisions admitted, " << lost
+            << " of them lost by the new master; " << failed.size() << " failed (";
+  for (const auto& [status, count] : failures) std::cout << status << " x" << count << " ";
+  std::cout << counted_anyway << " of them counted by the new master all the same); "
+            << std::chrono::duration_cast<Ms>(Steady::now() - t0).count() << " ms\n";
+  if (min_replicas > 0) {
+    EXPECT_EQ(lost, 0);
+  }
+  // Put the old master back in charge, for the other tests.
+  ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
+  ASSERT_TRUE(promote(master.port));
+}
+
+TEST(Cluster, AFailoverLosesNoAdmissionWithMinReplicas) {
+  count_admissions_lost_in_a_cluster_failover(1);
+}
+
+// The same without min_replicas: the figure it improves on (no bound asserted).
+TEST(Cluster, AFailoverLosesAdmissionsWithoutMinReplicas) {
+  count_admissions_lost_in_a_cluster_failover(0);
 }
 
 // rediss+cluster://: the same nodes' TLS ports; each node names its TLS
