@@ -61,37 +61,59 @@ struct Node {
   int port = 0;
   bool master = false;
   bool failed = false;
+  bool myself = false;    // the node that answered CLUSTER NODES
   std::string master_id;  // a replica's master
   std::vector<std::pair<int, int>> slots;
 };
 
+// CLUSTER NODES as the node at `port` sees it (none when it does not answer).
+std::vector<Node> nodes_seen_by(int port) {
+  std::istringstream in(cli(port, "cluster nodes"));
+  std::vector<Node> nodes;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    Node n;
+    std::string address, flags, ping, pong, epoch, link;
+    if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link)) continue;
+    n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
+    n.master = flags.find("master") != std::string::npos;
+    n.failed = flags.find("fail") != std::string::npos;
+    n.myself = flags.find("myself") != std::string::npos;
+    for (std::string range; f >> range;) {
+      if (range.front() == '[') continue;  // a slot being moved
+      const size_t dash = range.find('-');
+      const int first = std::stoi(range.substr(0, dash));
+      n.slots.emplace_back(first,
+                           dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
+    }
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
 // CLUSTER NODES as one live node sees it.
 std::vector<Node> cluster_nodes() {
   for (int port : all_ports()) {
-    std::istringstream in(cli(port, "cluster nodes"));
-    std::vector<Node> nodes;
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream f(line);
-      Node n;
-      std::string address, flags, ping, pong, epoch, link;
-      if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link))
-        continue;
-      n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
-      n.master = flags.find("master") != std::string::npos;
-      n.failed = flags.find("fail") != std::string::npos;
-      for (std::string range; f >> range;) {
-        if (range.front() == '[') continue;  // a slot being moved
-        const size_t dash = range.find('-');
-        const int first = std::stoi(range.substr(0, dash));
-        n.slots.emplace_back(first,
-                             dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
-      }
-      nodes.push_back(n);
-    }
+    std::vector<Node> nodes = nodes_seen_by(port);
     if (!nodes.empty()) return nodes;
   }
   ADD_FAILURE() << "no cluster node answers CLUSTER NODES";
   return {};
+}
+
+bool holds(const Node& node, int slot) {
+  for (auto [first, last] : node.slots) {
+    if (slot >= first && slot <= last) return true;
+  }
+  return false;
+}
+
+// Whether the node at `port` says it is the master that serves `slot`.
+bool serves(int port, int slot) {
+  for (const Node& n : nodes_seen_by(port)) {
+    if (n.myself) return n.master && holds(n, slot);
+  }
+  return false;
 }
 
 Node owner_of(int slot) {
@@ -487,9 +509,7 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
   std::vector<std::string> keys;  // the master's
   for (int i = 0; keys.size() < 30000; ++i) {
     const std::string key = "f" + std::to_string(i);
-    for (auto [first, last] : master.slots) {
-      if (slot_of(key) >= first && slot_of(key) <= last) keys.push_back(key);
-    }
+    if (holds(master, slot_of(key))) keys.push_back(key);
   }
   std::vector<std::string> admitted;
   std::vector<std::string> failed;
@@ -512,13 +532,22 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
 
   const auto t0 = Steady::now();
   ASSERT_NE(cli(replica.port, "cluster failover force").find("OK"), std::string::npos);
-  while (calls % 50 != 0 || !is_master(replica.port)) {
+  // Until the replica says it serves the keys' slot (asked again when a try
+  // did not finish in 3 s: an election can fail, e.g. for want of votes).
+  auto asked = t0;
+  while (calls % 50 != 0 || !serves(replica.port, slot_of(keys[0]))) {
     ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the replica never took over";
+    if (Steady::now() - asked > std::chrono::seconds(3) && !is_master(replica.port)) {
+      cli(replica.port, "cluster failover force");
+      asked = Steady::now();
+    }
     decide();
   }
   // Then until an admitted decision shows on the new master.
   while (true) {
-    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the store never followed";
+    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30))
+        << "the store never followed; the slot's owner is " << owner_of(slot_of(keys[0])).port
+        << ", the replica " << replica.port;
     if (decide() && remembered_by(replica.port, prefix, {admitted.back()})[0]) break;
   }
   const std::vector<bool> kept = remembered_by(replica.port, prefix, admitted);
