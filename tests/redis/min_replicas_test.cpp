@@ -218,6 +218,19 @@ TEST(MinReplicas, OneWaitFollowsEachRequestAndCoversAllOfItsCalls) {
   EXPECT_EQ(peek.verdict.remaining, 1000000 - kThreads * kCalls);
 }
 
+// The rule of docs/redis.md's least privilege has no +wait: the WAIT's
+// NOPERM is the deployment's error, not an outage.
+TEST(MinReplicas, AUserNotAllowedWaitGetsAnAuthError) {
+  auto store = open_store(env_or_fail("RL_TEST_REDIS_LEAST_URL") +
+                              "?min_replicas=1&min_replicas_timeout_ms=50&breaker_failures=0",
+                          {});
+  Limiter open(store, with_failure("open"));
+  const Outcome o = open.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::auth) << o.message;
+  EXPECT_TRUE(contains(o.message, "min_replicas=1: WAIT failed after the write: 'NOPERM"))
+      << o.message;
+}
+
 // CONFIG SET min-replicas-to-write on a master without replicas: it refuses
 // writes with NOREPLICAS, an outage like MASTERDOWN or READONLY.
 TEST(MinReplicas, ANoReplicasReplyIsAnOutage) {
