@@ -40,6 +40,9 @@ std::shared_ptr<Store> open_store(std::string_view url_text, const Settings& giv
     if (settings.has("breaker_failures") || settings.has("breaker_cooldown_ms")) {
       fail_invalid("breaker_failures: memory:// has no outages and so no circuit breaker");
     }
+    for (const char* key : {"min_replicas", "min_replicas_timeout_ms"}) {
+      if (settings.has(key)) fail_invalid(std::string(key) + ": memory:// has no replicas");
+    }
     return std::make_shared<MemoryStore>(std::move(clock), max_keys_of(settings));
   }
   if (url.scheme == "redis" || url.scheme == "rediss" || url.scheme == "redis+sentinel" ||

@@ -13,6 +13,10 @@
 //                                                   one server, a master with a replica
 //                                                   and redis+cluster:// (1 and 64
 //                                                   callers); each master's share
+//   rl_redis_bench min-replicas [CALLS]             the cost of min_replicas=1 on the
+//                                                   Sentinel fixture's master and its
+//                                                   replica: p50/p99 per decision, 1 and
+//                                                   16 callers (prints a table)
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -578,6 +582,80 @@ void deny_cache(int seconds) {
   }
 }
 
+// `callers` threads of synchronous gcra acquires over 4,096 keys, `n` in all,
+// on the store at `url`: each decision's time in us (sorted) and the rate.
+std::pair<std::vector<double>, double> timed_decisions(const std::string& url, int callers, int n) {
+  rl_store* store = nullptr;
+  rl_error* err = nullptr;
+  if (rl_store_open(url.c_str(), nullptr, &store, &err) != RL_OK) {
+    fail(std::string("rl_store_open: ") + rl_error_message(err));
+  }
+  std::vector<double> us;
+  double per_second = 0;
+  {
+    Limiter limiter(store, limiter_settings("gcra", kLimit, "bench"));
+    std::vector<std::vector<double>> times(callers);
+    const auto start = SteadyClock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < callers; ++c) {
+      threads.emplace_back([&, c] {
+        std::mt19937_64 random(100 + c);
+        for (int i = c; i < n; i += callers) {
+          const std::string key = random_key(random);
+          const auto t0 = SteadyClock::now();
+          limiter.acquire(key);
+          times[c].push_back(
+              std::chrono::duration<double, std::micro>(SteadyClock::now() - t0).count());
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    per_second = n / std::chrono::duration<double>(SteadyClock::now() - start).count();
+    for (const auto& t : times) us.insert(us.end(), t.begin(), t.end());
+  }
+  rl_store_free(store);
+  std::sort(us.begin(), us.end());
+  return {us, per_second};
+}
+
+// min_replicas=0 and =1 on the Sentinel fixture's master (addressed
+// directly) with its one replica on loopback, in alternating rounds so that
+// a busy machine weighs on both alike; the medians of the rounds' figures.
+void min_replicas(int n) {
+  const std::string data_pw = env("RL_TEST_SENTINEL_DATA_PASSWORD");
+  std::string master;
+  for (const std::string& port : words(env("RL_TEST_SENTINEL_NODE_PORTS"))) {
+    if (cli_with(port, data_pw, {"ROLE"}).rfind("master", 0) == 0) master = port;
+  }
+  if (master.empty()) fail("no master among RL_TEST_SENTINEL_NODE_PORTS");
+  const std::string url = "redis://:" + data_pw + "@127.0.0.1:" + master + "?";
+  constexpr int kRounds = 5;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::printf("| callers | min_replicas | p50 (us) | p99 (us) | decisions/s |\n");
+  std::printf("| ---: | ---: | ---: | ---: | ---: |\n");
+  for (int callers : {1, 16}) {
+    std::vector<double> p50[2], p99[2], rate[2];
+    for (int round = 0; round < kRounds; ++round) {
+      for (int on = 0; on < 2; ++on) {
+        const std::string tag = "mr" + std::to_string(callers) + "x" + std::to_string(on);
+        auto [us, per_second] = timed_decisions(
+            url + "min_replicas=" + std::to_string(on) + "&prefix=" + unique_prefix(tag), callers,
+            n);
+        p50[on].push_back(percentile(us, 50));
+        p99[on].push_back(percentile(us, 99));
+        rate[on].push_back(per_second);
+      }
+    }
+    for (int on = 0; on < 2; ++on) {
+      std::printf("| %d | %d | %.0f | %.0f | %.0f |\n", callers, on, median(p50[on]),
+                  median(p99[on]), median(rate[on]));
+    }
+  }
+}
+
 int arg_int(int argc, char** argv, int i, int fallback) {
   return i < argc ? std::atoi(argv[i]) : fallback;
 }
@@ -599,6 +677,8 @@ int main(int argc, char** argv) {
     deny_cache(arg_int(argc, argv, 2, 3));
   } else if (mode == "cluster") {
     cluster(arg_int(argc, argv, 2, 20000));
+  } else if (mode == "min-replicas") {
+    min_replicas(arg_int(argc, argv, 2, 5000));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {
@@ -610,7 +690,8 @@ int main(int argc, char** argv) {
   } else {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
-        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | cluster [CALLS]]");
+        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | cluster [CALLS] | "
+        "min-replicas [CALLS]]");
   }
   return 0;
 }

@@ -35,6 +35,8 @@ struct RedisConfig {
   int64_t liveness_timeout_ms = 0;
   bool use_functions = false;  // script_mode=functions, else scripts
   bool coalesce = false;
+  int64_t min_replicas = 0;             // 0: decisions do not wait for replicas
+  int64_t min_replicas_timeout_ms = 0;  // 0: unset, the WAIT gets the call's time left
   TlsConfig tls;
   std::string sentinel_user;
   std::string sentinel_password;  // a credential: never quoted

@@ -225,6 +225,22 @@ constexpr SettingInfo kSettings[] = {
      .default_value = "on",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.coalesce = either(s, v, "on", "off"); }},
+    {.name = "min_replicas",
+     .scope = Scope::store,
+     .description =
+         "a decision that wrote waits (WAIT after it, on the same connection) until this many "
+         "replicas have it; fewer within min_replicas_timeout_ms is an outage; 0 does not wait",
+     .default_value = "0",
+     .range = Range{0, 1000},
+     .parse = [](const SettingInfo& s, std::string_view v,
+                 Out& o) { o.store.redis.min_replicas = whole(s, v); }},
+    {.name = "min_replicas_timeout_ms",
+     .scope = Scope::store,
+     .description = "with min_replicas: how long the WAIT waits for the replicas, in ms, at most "
+                    "the call's time left (default: the call's time left)",
+     .range = kTimeoutMs,
+     .parse = [](const SettingInfo& s, std::string_view v,
+                 Out& o) { o.store.redis.min_replicas_timeout_ms = whole(s, v); }},
     {.name = "prefix",
      .scope = Scope::store,
      .description = "first part of every Redis key, [A-Za-z0-9_.-], 1-64 bytes",

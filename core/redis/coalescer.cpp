@@ -119,7 +119,20 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     request.commands += format_command(argv);
     ++request.count;
   }
-  request.done = [this, lane, calls](Failure&& f, std::vector<Reply>&& replies) {
+  // min_replicas: one WAIT after every FCALL of the batch covers them all.
+  const ReplicaWait& replica_wait = runner_.replica_wait();
+  const bool writes =
+      std::any_of(batch.begin(), batch.end(), [](const Waiting& w) { return w.call.writes; });
+  const int64_t wait_ms = replica_wait.on() && writes ? append_wait(request, replica_wait) : 0;
+  request.done = [this, lane, calls, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+    if (!f && wait_ms > 0) {
+      Reply wait = std::move(replies.back());
+      replies.pop_back();
+      // Only an FCALL that ran wrote (one the server refused did not).
+      const bool ran =
+          std::any_of(replies.begin(), replies.end(), [](const Reply& r) { return !r.is_error(); });
+      if (ran) f = wait_failure(wait, runner_.replica_wait(), wait_ms, lane.first->name());
+    }
     if (f) {
       next(lane);
       for (Waiting& w : *calls) (*w.done)(Failure{f.code, f.message}, {});

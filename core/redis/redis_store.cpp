@@ -51,7 +51,8 @@ struct StoreOptions {
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
   bool coalesce = false;
-  bool cluster = false;  // redis+cluster:// or rediss+cluster://
+  bool cluster = false;      // redis+cluster:// or rediss+cluster://
+  ReplicaWait replica_wait;  // min_replicas
 };
 
 bool is_cluster(const Url& url) {
@@ -199,7 +200,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
                                                   : node.sentinel.master_name),
         clock_(std::move(clock)),
         runtime_(std::make_shared<Runtime>()),
-        scripts_(options_.script_mode),
+        scripts_(options_.script_mode, options_.replica_wait),
         coalescer_(scripts_) {
     if (options_.cluster) {
       runtime_->topology = std::make_unique<ClusterTopology>(runtime_->io, std::move(node),
@@ -332,7 +333,7 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
 }
 
 ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
-  ScriptCall c{&script_for(algorithm_, op), {keys_.key_for(key)}, {}};
+  ScriptCall c{&script_for(algorithm_, op), {keys_.key_for(key)}, {}, op != Op::peek};
   Clock& clock = store_->clock();
   c.args.reserve(3);
   c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());
@@ -462,6 +463,9 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   options.timeout = milliseconds(c.timeout_ms);
   options.script_mode = c.use_functions ? ScriptMode::functions : ScriptMode::scripts;
   options.coalesce = c.coalesce;
+  if (settings.has("min_replicas_timeout_ms") && c.min_replicas == 0)
+    fail_invalid("min_replicas_timeout_ms: is set without min_replicas");
+  options.replica_wait = {c.min_replicas, milliseconds(c.min_replicas_timeout_ms)};
   options.manual_clock = clock->is_manual();
   options.cluster = is_cluster(url);
   std::vector<ClusterNode> seeds;

@@ -48,6 +48,7 @@ bool starts_with(const Reply& r, std::string_view prefix) {
 struct Run {
   Connection* node;
   std::atomic<ScriptMode>* mode;
+  ReplicaWait replica_wait;
   std::vector<ScriptCall> calls;
   std::vector<Reply> replies;
   Deadline deadline;
@@ -77,8 +78,9 @@ std::optional<Way> next_way(const Reply& r, Way way, bool load_failed) {
   return std::nullopt;
 }
 
+// `wait_ms`: the timeout of the WAIT that ends the round's replies; 0: none.
 void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which, Way way,
-              Failure&& failure, std::vector<Reply>&& replies) {
+              int64_t wait_ms, Failure&& failure, std::vector<Reply>&& replies) {
   if (failure) return run->done(std::move(failure), {});
   size_t first = 0;
   bool load_failed = false;
@@ -88,13 +90,25 @@ void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which,
     load_failed = load.is_error() && load.text.find("already exists") == std::string::npos;
     first = 1;
   }
+  const size_t step = run->asking ? 2 : 1;  // ASKING's "OK" before each reply
+  auto reply_of = [&](size_t j) -> Reply& { return replies[first + j * step + step - 1]; };
+  if (wait_ms > 0) {
+    // Only calls that ran need their writes on the replicas: a round whose
+    // calls all got errors (MOVED, a missing function) wrote nothing.
+    bool ran = false;
+    for (size_t j = 0; j < which.size(); ++j) ran = ran || !reply_of(j).is_error();
+    if (ran) {
+      Failure short_of =
+          wait_failure(replies.back(), run->replica_wait, wait_ms, run->node->name());
+      if (short_of) return run->done(std::move(short_of), {});
+    }
+  }
   // Calls sent again all go the furthest way any of them needs: none of
   // them ran, so any way is right.
   std::vector<size_t> again;
   Way then = way;
-  const size_t step = run->asking ? 2 : 1;  // ASKING's "OK" before each reply
   for (size_t j = 0; j < which.size(); ++j) {
-    Reply& r = replies[first + j * step + step - 1];
+    Reply& r = reply_of(j);
     if (std::optional<Way> next = next_way(r, way, load_failed)) {
       again.push_back(which[j]);
       then = std::max(then, *next);
@@ -129,8 +143,12 @@ void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way 
     }
     request.commands += format_call(run->calls[i], way);
   }
-  request.done = [run, which, way](Failure&& f, std::vector<Reply>&& replies) {
-    on_round(run, which, way, std::move(f), std::move(replies));
+  const bool writes =
+      std::any_of(which.begin(), which.end(), [&](size_t i) { return run->calls[i].writes; });
+  const int64_t wait_ms =
+      run->replica_wait.on() && writes ? append_wait(request, run->replica_wait) : 0;
+  request.done = [run, which, way, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+    on_round(run, which, way, wait_ms, std::move(f), std::move(replies));
   };
   run->node->send(std::move(request));
 }
@@ -152,6 +170,7 @@ void ScriptRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline
   run->asking = asking;
   run->node = &node;  // lives as long as the I/O thread runs
   run->mode = &mode_;
+  run->replica_wait = replica_wait_;
   run->replies.resize(calls.size());
   run->calls = std::move(calls);
   run->deadline = deadline;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "replica_wait.h"
 #include "scripts.h"
 
 namespace rl::redis {
@@ -23,6 +24,7 @@ struct ScriptCall {
   const Script* script;
   std::vector<std::string> keys;
   std::vector<std::string> args;
+  bool writes = true;  // false: a peek, which no WAIT of min_replicas follows
 };
 
 enum class ScriptMode { functions, scripts };
@@ -35,18 +37,23 @@ bool function_not_run(const Reply& r);
 
 class ScriptRunner {
  public:
-  explicit ScriptRunner(ScriptMode mode) : mode_(mode) {}
+  ScriptRunner(ScriptMode mode, ReplicaWait replica_wait)
+      : mode_(mode), replica_wait_(replica_wait) {}
 
   // All calls leave in one write; `done` gets one reply per call, in order.
+  // With min_replicas a WAIT follows the calls when one of them writes; if
+  // it falls short of the replicas, `done` gets its failure instead.
   // `asking`: each behind an ASKING (Cluster, after an ASK reply).
   void run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline, ReplyHandler done,
            bool asking = false);
 
   // What the next call is sent as.
   ScriptMode mode() const { return mode_.load(std::memory_order_relaxed); }
+  const ReplicaWait& replica_wait() const { return replica_wait_; }
 
  private:
   std::atomic<ScriptMode> mode_;
+  const ReplicaWait replica_wait_;
 };
 
 }  // namespace rl::redis

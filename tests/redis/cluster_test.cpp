@@ -67,37 +67,59 @@ struct Node {
   int port = 0;
   bool master = false;
   bool failed = false;
+  bool myself = false;    // the node that answered CLUSTER NODES
   std::string master_id;  // a replica's master
   std::vector<std::pair<int, int>> slots;
 };
 
+// CLUSTER NODES as the node at `port` sees it (none when it does not answer).
+std::vector<Node> nodes_seen_by(int port) {
+  std::istringstream in(cli(port, "cluster nodes"));
+  std::vector<Node> nodes;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    Node n;
+    std::string address, flags, ping, pong, epoch, link;
+    if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link)) continue;
+    n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
+    n.master = flags.find("master") != std::string::npos;
+    n.failed = flags.find("fail") != std::string::npos;
+    n.myself = flags.find("myself") != std::string::npos;
+    for (std::string range; f >> range;) {
+      if (range.front() == '[') continue;  // a slot being moved
+      const size_t dash = range.find('-');
+      const int first = std::stoi(range.substr(0, dash));
+      n.slots.emplace_back(first,
+                           dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
+    }
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
 // CLUSTER NODES as one live node sees it.
 std::vector<Node> cluster_nodes() {
   for (int port : all_ports()) {
-    std::istringstream in(cli(port, "cluster nodes"));
-    std::vector<Node> nodes;
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream f(line);
-      Node n;
-      std::string address, flags, ping, pong, epoch, link;
-      if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link))
-        continue;
-      n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
-      n.master = flags.find("master") != std::string::npos;
-      n.failed = flags.find("fail") != std::string::npos;
-      for (std::string range; f >> range;) {
-        if (range.front() == '[') continue;  // a slot being moved
-        const size_t dash = range.find('-');
-        const int first = std::stoi(range.substr(0, dash));
-        n.slots.emplace_back(first,
-                             dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
-      }
-      nodes.push_back(n);
-    }
+    std::vector<Node> nodes = nodes_seen_by(port);
     if (!nodes.empty()) return nodes;
   }
   ADD_FAILURE() << "no cluster node answers CLUSTER NODES";
   return {};
+}
+
+bool holds(const Node& node, int slot) {
+  for (auto [first, last] : node.slots) {
+    if (slot >= first && slot <= last) return true;
+  }
+  return false;
+}
+
+// Whether the node at `port` says it is the master that serves `slot`.
+bool serves(int port, int slot) {
+  for (const Node& n : nodes_seen_by(port)) {
+    if (n.myself) return n.master && holds(n, slot);
+  }
+  return false;
 }
 
 Node owner_of(int slot) {
@@ -747,6 +769,146 @@ TEST(Cluster, AFailedOverMastersSlotsMoveToTheNewMastersBreaker) {
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
+}
+
+// Whether every node answers with the same cluster_current_epoch.
+bool epochs_agree() {
+  std::set<std::string> epochs;
+  for (int port : all_ports()) {
+    std::istringstream in(cli(port, "cluster info"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("cluster_current_epoch:", 0) == 0) epochs.insert(trimmed(line));
+    }
+  }
+  return epochs.size() == 1;
+}
+
+// Which of `keys` (each admitted once, limit 1/h) the node at `port` holds,
+// asked directly (a redis:// store on that node, not the cluster's map): a
+// key it remembers denies a peek. Empty when the node did not serve them all.
+std::vector<bool> remembered_by(int port, const std::string& prefix,
+                                const std::vector<std::string>& keys) {
+  auto store = open_store("redis://:" + env_or_fail("RL_TEST_CLUSTER_PASSWORD") + "@127.0.0.1:" +
+                              std::to_string(port) + "?clock=manual&prefix=" + prefix,
+                          {});
+  Limiter probe(store, limiter_settings("gcra", "1/h"));
+  std::vector<bool> out;
+  for (size_t from = 0; from < keys.size(); from += 500) {
+    std::vector<Call> peeks;
+    for (size_t i = from; i < std::min(keys.size(), from + 500); ++i)
+      peeks.push_back(Call{Op::peek, keys[i], 1, 0});
+    for (const Outcome& o : probe.acquire_batch(peeks)) {
+      if (o.code != Code::ok) return {};  // MOVED: it no longer serves the slot
+      out.push_back(!o.verdict.allowed);
+    }
+  }
+  return out;
+}
+
+// Admissions a Cluster failover loses, counted key by key: one thread
+// decides on keys of their own on one master's slots (limit 1/h, so each
+// admitted key holds a state) while that master's replica takes over with
+// CLUSTER FAILOVER FORCE (it does not wait for the master, which goes on
+// taking writes until it hears of the new master); then the master that
+// serves the keys once the cluster settled is asked for every key the thread
+// saw admitted. (A replica that takes over moments after another failover
+// may lose its slots again to the old master: the cluster keeps the higher
+// config epoch. What it admitted meanwhile is lost too.) `min_replicas`:
+// the store setting (0: off).
+void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
+  const std::string prefix = unique_prefix();
+  auto store = open_store(env_or_fail("RL_TEST_CLUSTER_URL") + "?prefix=" + prefix +
+                              "&clock=manual&breaker_failures=0&timeout_ms=500&min_replicas=" +
+                              std::to_string(min_replicas) +
+                              (min_replicas > 0 ? "&min_replicas_timeout_ms=100" : ""),
+                          {});
+  Limiter limiter(store, limiter_settings("gcra", "1/h"));
+  const Node master = owner_of(slot_of("f0"));
+  const Node replica = replica_of(master);
+  ASSERT_NE(replica.port, 0);
+  // The last failover settled: every node knows the same epoch (a replica
+  // that asks for votes in a stale one loses its election, or wins one that
+  // the old master then undoes).
+  ASSERT_TRUE(wait_until(epochs_agree, Ms(15000)));
+  std::vector<std::string> keys;  // the master's
+  for (int i = 0; keys.size() < 30000; ++i) {
+    const std::string key = "f" + std::to_string(i);
+    if (holds(master, slot_of(key))) keys.push_back(key);
+  }
+  std::vector<std::string> admitted;
+  std::vector<std::string> failed;
+  std::map<std::string, int> failures;
+  size_t calls = 0;
+  auto decide = [&] {
+    const std::string& key = keys.at(calls++);
+    const Outcome o = limiter.run(Op::acquire, key, 1);
+    if (o.code == Code::ok) {
+      EXPECT_TRUE(o.verdict.allowed) << key;
+      admitted.push_back(key);
+      return true;
+    }
+    EXPECT_TRUE(o.code == Code::backend_unavailable || o.code == Code::timeout) << o.message;
+    ++failures[code_name(static_cast<int>(o.code))];
+    failed.push_back(key);
+    return false;
+  };
+  for (int i = 0; i < 100; ++i) decide();  // before: replicated long before the failover
+
+  const auto t0 = Steady::now();
+  ASSERT_NE(cli(replica.port, "cluster failover force").find("OK"), std::string::npos);
+  // Until the replica says it serves the keys' slot (asked again when a try
+  // did not finish in 3 s: an election can fail, e.g. for want of votes).
+  auto asked = t0;
+  while (calls % 50 != 0 || !serves(replica.port, slot_of(keys[0]))) {
+    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the replica never took over";
+    if (Steady::now() - asked > std::chrono::seconds(3) && !is_master(replica.port)) {
+      cli(replica.port, "cluster failover force");
+      asked = Steady::now();
+    }
+    decide();
+  }
+  // Then until an admitted decision shows on the master that serves the slot.
+  const int slot = slot_of(keys[0]);
+  auto server = [&] { return serves(replica.port, slot) ? replica.port : master.port; };
+  while (true) {
+    ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the store never followed";
+    if (!decide()) continue;
+    const std::vector<bool> seen = remembered_by(server(), prefix, {admitted.back()});
+    if (!seen.empty() && seen[0]) break;
+  }
+  ASSERT_TRUE(wait_until([&] { return epochs_agree() && cluster_ok(); }, Ms(15000)));
+  const int now_serving = server();
+  ASSERT_TRUE(serves(now_serving, slot));
+  const std::vector<bool> kept = remembered_by(now_serving, prefix, admitted);
+  const std::vector<bool> failed_kept = remembered_by(now_serving, prefix, failed);
+  ASSERT_EQ(kept.size(), admitted.size());
+  ASSERT_EQ(failed_kept.size(), failed.size());
+  const int64_t lost = std::count(kept.begin(), kept.end(), false);
+  const int64_t counted_anyway = std::count(failed_kept.begin(), failed_kept.end(), true);
+  std::cout << "[ figure ] Cluster failover (FORCE"
+            << (now_serving == master.port ? ", undone: the old master kept its slots" : "")
+            << "), min_replicas=" << min_replicas << ": " << admitted.size() << " of " << calls
+            << " decisions admitted, " << lost << " of them lost by the new master; "
+            << failed.size() << " failed (";
+  for (const auto& [status, count] : failures) std::cout << status << " x" << count << " ";
+  std::cout << counted_anyway << " of them counted by the new master all the same); "
+            << std::chrono::duration_cast<Ms>(Steady::now() - t0).count() << " ms\n";
+  if (min_replicas > 0) {
+    EXPECT_EQ(lost, 0);
+  }
+  // Put the old master back in charge, for the other tests.
+  if (now_serving == master.port) return;
+  ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
+  ASSERT_TRUE(promote(master.port));
+}
+
+TEST(Cluster, AFailoverLosesNoAdmissionWithMinReplicas) {
+  count_admissions_lost_in_a_cluster_failover(1);
+}
+
+// The same without min_replicas: the figure it improves on (no bound asserted).
+TEST(Cluster, AFailoverLosesAdmissionsWithoutMinReplicas) {
+  count_admissions_lost_in_a_cluster_failover(0);
 }
 
 // rediss+cluster://: the same nodes' TLS ports; each node names its TLS
