@@ -58,6 +58,7 @@ cluster_create() {
     --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
     </dev/null >"$dir/cluster-create.log" 2>&1 &
   cluster_create_pid=$!
+  background "$cluster_create_pid"
 }
 
 # Ready when the node says ok, sees three replicas connected (its own flags

@@ -10,7 +10,8 @@
 #   wait_until NAME WHAT CHECK...   runs CHECK until it succeeds, fails after
 #                            fixture_timeout seconds or if NAME exits
 #   fail NAME WHAT           the message and NAME's log tail on stderr, exit 1
-#   server_pids              every pid started, for the cleanup
+#   background PID           counts a helper the cleanup must stop too
+#   fixture_pids             every pid started, for the cleanup
 # Needs lib (this directory) and dir (the fixture's directory).
 
 fixture_timeout=60 # seconds; a loaded machine is slow, a hung server fails anyway
@@ -62,7 +63,9 @@ launch() {
   srv_pid[$name]=$!
 }
 
-server_pids() { echo "${srv_pid[@]}"; }
+background_pids=()
+background() { background_pids+=("$1"); }
+fixture_pids() { echo "${srv_pid[@]}" "${background_pids[@]}"; }
 
 await_servers() {
   local pending=("$@") name verdict verdicts status taken watch again
@@ -84,8 +87,8 @@ await_servers() {
         exited)
           status=0
           wait "${srv_pid[$name]}" || status=$?
-          taken=$(grep -hs 'Address already in use' "${srv_dir[$name]}/redis.log" | head -1 |
-            sed 's/^[0-9]*:[A-Z] [^#]*# //')
+          taken=$(grep -hs -m1 'Address already in use' "${srv_dir[$name]}/redis.log" |
+            sed 's/^[0-9]*:[A-Z] [^#]*# //') || true
           if [ -n "$taken" ] && [ "${srv_tries[$name]}" -lt 3 ]; then
             echo "with-redis: $name (${srv_desc[$name]}): a port was taken before it could" \
               "bind ($taken); starting it again on fresh ports" >&2
