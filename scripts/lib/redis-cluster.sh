@@ -78,6 +78,7 @@ cluster_ready() {
   local name status=0 ports=() tls_ports=() p t
   wait "$cluster_create_pid" || status=$?
   if [ "$status" -ne 0 ]; then
+    [ "$status" -ne 124 ] || status="124: still running after $((fixture_timeout * 2)) s"
     {
       echo "with-redis: redis-cli --cluster create failed (status $status) on" \
         "$(for name in "${cluster_names[@]}"; do printf '%s (%s); ' "$name" "${srv_desc[$name]}"; done)"

@@ -14,7 +14,12 @@
 #   fixture_pids             every pid started, for the cleanup
 # Needs lib (this directory) and dir (the fixture's directory).
 
-fixture_timeout=60 # seconds; a loaded machine is slow, a hung server fails anyway
+# Seconds each step may take: a loaded machine is slow, a hung server fails anyway.
+fixture_timeout=${RL_TEST_FIXTURE_TIMEOUT:-60}
+[[ $fixture_timeout =~ ^[1-9][0-9]*$ ]] || {
+  echo "with-redis: RL_TEST_FIXTURE_TIMEOUT must be a whole number of seconds, not \"$fixture_timeout\"" >&2
+  exit 1
+}
 declare -A srv_pid srv_dir srv_ports srv_desc srv_spec srv_tries
 port_pool=()
 used_ports=()
@@ -34,9 +39,8 @@ take_ports() {
 
 # reserve_ports COUNT: chooses COUNT ports in one go, for the servers to come.
 reserve_ports() {
-  take_ports 0
-  # shellcheck disable=SC2207
-  port_pool+=($(python3 "$lib/free-ports.py" "$1" "${used_ports[@]}"))
+  # shellcheck disable=SC2207 # one number per line
+  port_pool+=($(python3 "$lib/free-ports.py" "$1" "${used_ports[@]}" "${port_pool[@]}"))
 }
 
 server() {
@@ -112,7 +116,7 @@ wait_until() {
   local name=$1 what=$2 end=$((SECONDS + fixture_timeout))
   shift 2
   until "$@"; do
-    kill -0 "${srv_pid[$name]}" 2>/dev/null || fail "$name" "exited while waiting until $what"
+    kill -0 "${srv_pid[$name]}" 2>/dev/null || fail "$name" "exited before it was $what"
     [ "$SECONDS" -lt "$end" ] || fail "$name" "still not $what after ${fixture_timeout} s"
     sleep 0.05
   done
