@@ -3,69 +3,100 @@
 # password, so that the tests show it reaches every node. A short
 # cluster-node-timeout lets a replica take over a stopped master in about
 # two seconds (the failover test).
-#   cluster_servers DIR   (needs free_port from with-redis, and the
-#   certificates of tls_servers: each node serves TLS too)
+#   cluster_nodes    starts the six nodes (scripts/lib/redis-servers.sh; each
+#                    serves TLS too, with the certificates of tls_servers)
+#   cluster_create   waits for them and starts redis-cli --cluster create in
+#                    the background
+#   cluster_ready    waits until it is done and every node sees the whole
+#                    cluster, fails with redis-cli's output if it failed
 # Exports RL_TEST_CLUSTER_URL (redis+cluster://:pw@first-master),
 # RL_TEST_CLUSTER_TLS_URL (rediss+cluster://, the same nodes' TLS ports),
 # RL_TEST_CLUSTER_PASSWORD, RL_TEST_CLUSTER_PORTS (the six ports, masters
 # first; DIR/cluster-PORT/ holds each node's pid file and log) and
 # RL_TEST_CLUSTER_TLS_PORTS (their TLS ports, in the same order).
 
-cluster_servers() {
-  local d="$1" pw=rl-cluster-password ports=() tls_ports=() p t sub
-  for _ in 1 2 3 4 5 6; do
-    p=$(free_port)
-    sub="$d/cluster-$p"
-    mkdir -p "$sub"
-    # cluster-port: the bus port, chosen free too (port + 10000 may not be).
-    t=$(free_port)
-    # Plain and TLS ports both: with tls-cluster a node names its TLS ports
-    # to TLS clients (rediss+cluster://) and its plain ports to the others;
-    # the bus, replication and MIGRATE go over TLS.
-    redis-server --port "$p" --cluster-port "$(free_port)" --bind 127.0.0.1 --save '' \
-      --tls-port "$t" --tls-cert-file "$RL_TEST_TLS_DIR/server.pem" \
-      --tls-key-file "$RL_TEST_TLS_DIR/server.key" --tls-ca-cert-file "$RL_TEST_TLS_DIR/ca.pem" \
-      --tls-auth-clients no --tls-cluster yes --tls-replication yes \
-      --appendonly no --daemonize yes --pidfile "$sub/redis.pid" --logfile "$sub/redis.log" \
-      --dir "$sub" --cluster-enabled yes --cluster-config-file "$sub/nodes.conf" \
-      --cluster-node-timeout 1000 --cluster-announce-ip 127.0.0.1 --requirepass "$pw" \
-      --masterauth "$pw" --repl-diskless-sync yes --repl-diskless-sync-delay 0 \
-      --shutdown-timeout 0 >/dev/null
+cluster_pw=rl-cluster-password
+cluster_names=(cluster-1 cluster-2 cluster-3 cluster-4 cluster-5 cluster-6)
+
+# cluster_node NAME PORT TLS_PORT BUS_PORT: a node's spec. The bus port is
+# chosen like the others (port + 10000 may not be free). Plain and TLS
+# ports both: with tls-cluster a node names its TLS ports to TLS clients
+# (rediss+cluster://) and its plain ports to the others; the bus,
+# replication and MIGRATE go over TLS.
+cluster_node() {
+  local d="$dir/cluster-$2"
+  spec_dir=$d
+  spec_ports="port $2, tls-port $3, cluster-port $4"
+  spec_args=(--port "$2" --tls-port "$3" --cluster-port "$4" --bind 127.0.0.1 --save ''
+    --tls-cert-file "$RL_TEST_TLS_DIR/server.pem" --tls-key-file "$RL_TEST_TLS_DIR/server.key"
+    --tls-ca-cert-file "$RL_TEST_TLS_DIR/ca.pem" --tls-auth-clients no --tls-cluster yes
+    --tls-replication yes --appendonly no --pidfile "$d/redis.pid" --logfile "$d/redis.log"
+    --dir "$d" --cluster-enabled yes --cluster-config-file "$d/nodes.conf"
+    --cluster-node-timeout 1000 --cluster-announce-ip 127.0.0.1 --requirepass "$cluster_pw"
+    --masterauth "$cluster_pw" --repl-diskless-sync yes --repl-diskless-sync-delay 0
+    --shutdown-timeout 0)
+}
+
+cluster_nodes() {
+  local name
+  for name in "${cluster_names[@]}"; do server "$name" 3 cluster_node; done
+}
+
+# cluster_port NAME: the node's client port (the first of its ports).
+cluster_port() { echo "${srv_ports[$1]%% *}"; }
+
+cluster_cli() {
+  redis-cli -p "$(cluster_port "$1")" -a "$cluster_pw" --no-auth-warning "${@:2}" 2>&1
+}
+
+cluster_create() {
+  local name nodes=()
+  await_servers "${cluster_names[@]}"
+  for name in "${cluster_names[@]}"; do nodes+=("127.0.0.1:$(cluster_port "$name")"); done
+  # A time limit of its own: it waits for the nodes to agree with no end.
+  timeout "$((fixture_timeout * 2))" redis-cli -a "$cluster_pw" --no-auth-warning \
+    --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+    </dev/null >"$dir/cluster-create.log" 2>&1 &
+  cluster_create_pid=$!
+  background "$cluster_create_pid"
+}
+
+# Ready when the node says ok, sees three replicas connected (its own flags
+# say myself,slave), and, on a replica, is in sync (a failover needs a
+# replica that has the data).
+cluster_node_ready() {
+  local info nodes replication
+  info=$(cluster_cli "$1" cluster info) || return 1
+  [[ $info == *cluster_state:ok* ]] || return 1
+  nodes=$(cluster_cli "$1" cluster nodes) || return 1
+  [ "$(awk '$3 ~ /(^|,)slave(,|$)/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ] || return 1
+  replication=$(cluster_cli "$1" info replication) || return 1
+  [[ $replication == *role:master* || $replication == *master_link_status:up* ]]
+}
+
+cluster_ready() {
+  local name status=0 ports=() tls_ports=() p t
+  wait "$cluster_create_pid" || status=$?
+  if [ "$status" -ne 0 ]; then
+    [ "$status" -ne 124 ] || status="124: still running after $((fixture_timeout * 2)) s"
+    {
+      echo "with-redis: redis-cli --cluster create failed (status $status) on" \
+        "$(for name in "${cluster_names[@]}"; do printf '%s (%s); ' "$name" "${srv_desc[$name]}"; done)"
+      echo "--- its output ($dir/cluster-create.log):"
+      tail -n 40 "$dir/cluster-create.log"
+    } >&2
+    exit 1
+  fi
+  for name in "${cluster_names[@]}"; do
+    wait_until "$name" "part of a whole cluster (cluster_state:ok, 3 replicas connected, in sync)" \
+      cluster_node_ready "$name"
+    read -r p t _ <<<"${srv_ports[$name]}"
     ports+=("$p")
     tls_ports+=("$t")
   done
-  for p in "${ports[@]}"; do
-    for _ in $(seq 100); do
-      redis-cli -p "$p" -a "$pw" --no-auth-warning ping 2>/dev/null | grep -q PONG && break
-      sleep 0.05
-    done
-  done
-  local nodes=()
-  for p in "${ports[@]}"; do nodes+=("127.0.0.1:$p"); done
-  redis-cli -a "$pw" --no-auth-warning --cluster create "${nodes[@]}" --cluster-replicas 1 \
-    --cluster-yes >"$d/cluster-create.log" 2>&1
-  # Ready when every node says ok, sees three masters and three replicas,
-  # and every replica is in sync (a failover needs a replica that has the
-  # data).
-  for p in "${ports[@]}"; do
-    for _ in $(seq 200); do
-      redis-cli -p "$p" -a "$pw" --no-auth-warning cluster info 2>/dev/null |
-        grep -q 'cluster_state:ok' &&
-        [ "$(redis-cli -p "$p" -a "$pw" --no-auth-warning cluster nodes 2>/dev/null |
-          grep -c ' slave .* connected')" = 3 ] && break
-      sleep 0.05
-    done
-    if redis-cli -p "$p" -a "$pw" --no-auth-warning info replication | grep -q 'role:slave'; then
-      for _ in $(seq 200); do
-        redis-cli -p "$p" -a "$pw" --no-auth-warning info replication |
-          grep -q 'master_link_status:up' && break
-        sleep 0.05
-      done
-    fi
-  done
-  export RL_TEST_CLUSTER_URL="redis+cluster://:$pw@127.0.0.1:${ports[0]}"
-  export RL_TEST_CLUSTER_PASSWORD="$pw"
+  export RL_TEST_CLUSTER_URL="redis+cluster://:$cluster_pw@127.0.0.1:${ports[0]}"
+  export RL_TEST_CLUSTER_PASSWORD="$cluster_pw"
   export RL_TEST_CLUSTER_PORTS="${ports[*]}"
   export RL_TEST_CLUSTER_TLS_PORTS="${tls_ports[*]}"
-  export RL_TEST_CLUSTER_TLS_URL="rediss+cluster://:$pw@127.0.0.1:${tls_ports[0]}?tls_ca_file=$RL_TEST_TLS_DIR/ca.pem"
+  export RL_TEST_CLUSTER_TLS_URL="rediss+cluster://:$cluster_pw@127.0.0.1:${tls_ports[0]}?tls_ca_file=$RL_TEST_TLS_DIR/ca.pem"
 }

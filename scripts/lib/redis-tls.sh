@@ -1,6 +1,8 @@
 # Sourced by scripts/with-redis: TLS servers for the rediss:// tests, with a
 # throwaway CA made now (nothing is kept after the run).
-#   tls_servers DIR   (needs free_port and auth_server from with-redis)
+#   tls_servers   makes the certificates in $dir/tls and starts the two
+#   servers, auth-tls/ and auth-mtls/ (scripts/lib/redis-servers.sh; with-redis
+#   awaits them)
 # Exports RL_TEST_TLS_DIR (ca.pem, other-ca.pem, client.pem, client.key),
 # RL_TEST_REDISS_PORT (server certificate for localhost and 127.0.0.1; client
 # certificates not asked for) and RL_TEST_REDISS_MTLS_PORT (client
@@ -22,28 +24,29 @@ make_ca() {
     -keyout "$d/$name.key" -out "$d/$name.pem" -subj "/CN=rl test $name" 2>/dev/null
 }
 
+# tls_server NAME PORT: the server spec (redis-servers.sh) of auth-tls and
+# auth-mtls, TLS only (port 0); auth-mtls asks for client certificates.
+tls_server() {
+  local d="$dir/$1" clients=no
+  [ "$1" = auth-mtls ] && clients=yes
+  spec_dir=$d
+  spec_ports="tls-port $2"
+  spec_args=(--port 0 --tls-port "$2" --bind 127.0.0.1 --save '' --appendonly no
+    --pidfile "$d/redis.pid" --logfile "$d/redis.log" --dir "$d"
+    --tls-cert-file "$RL_TEST_TLS_DIR/server.pem" --tls-key-file "$RL_TEST_TLS_DIR/server.key"
+    --tls-ca-cert-file "$RL_TEST_TLS_DIR/ca.pem" --tls-auth-clients "$clients")
+}
+
 tls_servers() {
-  local d="$1/tls"
+  local d="$dir/tls"
   mkdir -p "$d"
   make_ca "$d" ca
   make_ca "$d" other-ca
   make_cert "$d" server ca "DNS:localhost,IP:127.0.0.1"
   make_cert "$d" client ca "DNS:rl-client"
-  local tls_args=(--tls-cert-file "$d/server.pem" --tls-key-file "$d/server.key"
-    --tls-ca-cert-file "$d/ca.pem")
-  local p m
-  p=$(free_port)
-  auth_server tls --port 0 --tls-port "$p" "${tls_args[@]}" --tls-auth-clients no >/dev/null
-  m=$(free_port)
-  auth_server mtls --port 0 --tls-port "$m" "${tls_args[@]}" --tls-auth-clients yes >/dev/null
-  for port in "$p" "$m"; do
-    for _ in $(seq 100); do
-      redis-cli --tls --cacert "$d/ca.pem" --cert "$d/client.pem" --key "$d/client.key" \
-        -p "$port" ping 2>/dev/null | grep -q PONG && break
-      sleep 0.05
-    done
-  done
   export RL_TEST_TLS_DIR="$d"
-  export RL_TEST_REDISS_PORT="$p"
-  export RL_TEST_REDISS_MTLS_PORT="$m"
+  server auth-tls 1 tls_server
+  server auth-mtls 1 tls_server
+  export RL_TEST_REDISS_PORT="${srv_ports[auth-tls]}"
+  export RL_TEST_REDISS_MTLS_PORT="${srv_ports[auth-mtls]}"
 }
