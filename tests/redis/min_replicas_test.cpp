@@ -218,12 +218,17 @@ TEST(MinReplicas, OneWaitFollowsEachRequestAndCoversAllOfItsCalls) {
   EXPECT_EQ(peek.verdict.remaining, 1000000 - kThreads * kCalls);
 }
 
-// The rule of docs/redis.md's least privilege has no +wait: the WAIT's
-// NOPERM is the deployment's error, not an outage.
+// A user whose ACL lacks +wait (docs/redis.md's least-privilege rule
+// without it): the WAIT's NOPERM is the deployment's error, not an outage.
 TEST(MinReplicas, AUserNotAllowedWaitGetsAnAuthError) {
-  auto store = open_store(env_or_fail("RL_TEST_REDIS_LEAST_URL") +
-                              "?min_replicas=1&min_replicas_timeout_ms=50&breaker_failures=0",
-                          {});
+  redis_cli(
+      "acl setuser rl-no-wait on '>no-wait-pw' resetkeys '~rl:*' '~t*' resetchannels -@all "
+      "+evalsha +eval +fcall '+function|load' '+function|list' +auth +select +ping +role +time "
+      "+get +set +del +pexpire +pexpireat +llen +lindex +lrange +lset +ltrim +rpush +rpop");
+  auto store =
+      open_store("redis://rl-no-wait:no-wait-pw@127.0.0.1:" + env_or_fail("RL_TEST_REDIS_PORT") +
+                     "?min_replicas=1&min_replicas_timeout_ms=50&breaker_failures=0",
+                 {});
   Limiter open(store, with_failure("open"));
   const Outcome o = open.run(Op::acquire, "k", 1);
   EXPECT_EQ(o.code, Code::auth) << o.message;
