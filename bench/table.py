@@ -162,6 +162,8 @@ ROWS += [
          "client_us_per_decision", "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "distinct", None),
         ("sliding_log_1_p50", "sliding_log 1 thread, p50", US, "p50_us",
          "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", ("<=", 1)),
+        ("sliding_log_1_p95", "sliding_log 1 thread, p95", US, "p95_us",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", None),
         ("sliding_log_1_p99", "sliding_log 1 thread, p99", US, "p99_us",
          "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", None),
         ("gcra_64_rate", "gcra 64 threads distinct keys, decisions/s", RATE, "per_second",
@@ -178,6 +180,8 @@ ROWS += [
          "client_us_per_decision", "rl gcra", BUCKET4J, "Bucket4j", 64, "distinct", None),
         ("gcra_1_p50", "gcra 1 thread, p50", US, "p50_us", "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", ("<=", 1)),
         ("gcra_1_p99", "gcra 1 thread, p99", US, "p99_us", "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
+        ("gcra_1_rate", "gcra 1 thread, decisions/s", RATE, "per_second",
+         "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
     ]
 ]
 
