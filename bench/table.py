@@ -344,6 +344,8 @@ def load_line(results):
     text = "load average at start " + (load.show(start["loadavg"]) if start else "?")
     if start and load.noisy(start["loadavg"][0], start["cpus"]):
         text += " (noisy)"
+    if start and start.get("builds"):
+        text += f", while building: {load.show_builds(start['builds'])}"
     if end:
         text += ", at end " + load.show(end["loadavg"])
     if took:
