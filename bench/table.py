@@ -4,13 +4,21 @@ its peer are read from the benches' JSON lines, and the goal.
 
   table.py sources ROW_PREFIXES   the measurements the rows need, one a line
   table.py rows                   every row id and figure
-  table.py print ROW_PREFIXES RESULTS.jsonl HEADER.txt
-                                  the table (Markdown), after the header
+  table.py load RESULTS.jsonl     the run's load average line
+  table.py print ROW_PREFIXES HEADER.txt RESULTS.jsonl...
+                                  the table (Markdown), after the header; one
+                                  RESULTS file per run: with several, each row
+                                  shows the medians and the ratio's spread
 ROW_PREFIXES is a comma-separated list ("" for every row); a row is kept when
-its id starts with one of them.
+its id starts with one of them. A results file's "load" lines (load.py
+record) give the load average at the start and end of its run: the title
+says "noisy" when a run started above load.py's limit.
 """
 import json
+import statistics
 import sys
+
+import load
 
 
 def one(results, **match):
@@ -42,9 +50,9 @@ def best(*readers):
     return read
 
 
-US, RATE, BYTES = "us", "/s", "B"
+US, NS, RATE, BYTES = "us", "ns", "/s", "B"
 
-# id, figure, unit, measurement, rl, peer, goal: (comparison, ratio) or None.
+# id, figure, unit, measurement(s), rl, peer, goal: (comparison, ratio) or None.
 ROWS = [
     ("sliding_log_cpu_100", "sliding_log Redis CPU/decision, 100 live entries; peer: 10 entries",
      US, "sliding_log", field("redis_us_per_decision", bench="sliding_log", entries=100),
@@ -96,7 +104,7 @@ ROWS = [
      field("p50_us", bench="go", library="redis_rate", goroutines=1), ("<=", 1.2)),
     ("c_p50", "C sync caller, p50, gcra; peer: redis-benchmark -c 1 -P 1, same command",
      US, "c", field("rl_p50_us", bench="c_latency", algorithm="gcra"),
-     field("peer_p50_us", bench="c_latency", algorithm="gcra"), ("<=", 1.2)),
+     field("peer_p50_us", bench="c_latency", algorithm="gcra"), ("<=", 1.1)),
     ("c_replay_cpu", "C sync caller, Redis CPU/decision, gcra; peer: the replay (a check: about 1x)",
      US, "c", field("rl_redis_us_per_decision", bench="c_latency", algorithm="gcra"),
      field("peer_redis_us_per_call", bench="c_latency", algorithm="gcra"), None),
@@ -132,6 +140,111 @@ ROWS = [
 ]
 
 
+def java(name, library, threads, keys):
+    return field(name, bench="java", library=library, threads=threads, keys=keys)
+
+
+# The Java bench (bench/java): rl beside Bucket4j and the Lettuce sliding log.
+JAVA_LOG, BUCKET4J = "lettuce sliding log", "bucket4j"
+ROWS += [
+    (f"java_{row_id}", f"Java {figure}; peer: {peer_name}", unit, "java",
+     java(name, library, threads, keys), java(name, peer, threads, keys), goal)
+    for row_id, figure, unit, name, library, peer, peer_name, threads, keys, goal in [
+        ("sliding_log_64_rate", "sliding_log 64 threads distinct keys, decisions/s", RATE, "per_second",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "distinct", (">=", 1.5)),
+        ("sliding_log_64_hot_rate", "sliding_log 64 threads one hot key, decisions/s", RATE, "per_second",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "hot", (">=", 1.5)),
+        ("sliding_log_64_p99", "sliding_log 64 threads distinct keys, p99", US, "p99_us",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "distinct", None),
+        ("sliding_log_redis_cpu", "sliding_log 64 threads distinct keys, Redis CPU/decision (admitted)", US,
+         "redis_us_per_decision", "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "distinct", ("<=", 1)),
+        ("sliding_log_client_cpu", "sliding_log 64 threads distinct keys, client (JVM) CPU/decision", US,
+         "client_us_per_decision", "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 64, "distinct", None),
+        ("sliding_log_1_p50", "sliding_log 1 thread, p50", US, "p50_us",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", ("<=", 1)),
+        ("sliding_log_1_p95", "sliding_log 1 thread, p95", US, "p95_us",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", None),
+        ("sliding_log_1_p99", "sliding_log 1 thread, p99", US, "p99_us",
+         "rl sliding_log", JAVA_LOG, "Lettuce sliding log", 1, "distinct", None),
+        ("gcra_64_rate", "gcra 64 threads distinct keys, decisions/s", RATE, "per_second",
+         "rl gcra", BUCKET4J, "Bucket4j", 64, "distinct", (">=", 3)),
+        ("gcra_64_hot_rate", "gcra 64 threads one hot key, decisions/s", RATE, "per_second",
+         "rl gcra", BUCKET4J, "Bucket4j", 64, "hot", (">=", 20)),
+        ("gcra_64_p99", "gcra 64 threads distinct keys, p99", US, "p99_us",
+         "rl gcra", BUCKET4J, "Bucket4j", 64, "distinct", None),
+        ("gcra_64_hot_p99", "gcra 64 threads one hot key, p99", US, "p99_us",
+         "rl gcra", BUCKET4J, "Bucket4j", 64, "hot", None),
+        ("gcra_redis_cpu", "gcra 64 threads distinct keys, Redis CPU/decision", US, "redis_us_per_decision",
+         "rl gcra", BUCKET4J, "Bucket4j", 64, "distinct", None),
+        ("gcra_client_cpu", "gcra 64 threads distinct keys, client (JVM) CPU/decision", US,
+         "client_us_per_decision", "rl gcra", BUCKET4J, "Bucket4j", 64, "distinct", None),
+        ("gcra_1_p50", "gcra 1 thread, p50", US, "p50_us", "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", ("<=", 1)),
+        ("gcra_1_p99", "gcra 1 thread, p99", US, "p99_us", "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
+        ("gcra_1_rate", "gcra 1 thread, decisions/s", RATE, "per_second",
+         "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
+    ]
+]
+
+
+def python(name, phase, contender):
+    return field(name, bench="python", phase=phase, contender=contender)
+
+
+# The Python bench (bench/python/bench.py): rl beside limits, the seed's
+# redis-py sorted-set pipeline and redis-py's own PING.
+MOVING, COUNTER, SEED = "limits moving window", "limits sliding window counter", "seed ZSET pipeline"
+ROWS += [
+    (f"python_sequential_{q}_{row_id}", f"Python sequential, {q}, {rl_name}; peer: {peer}", US, "python",
+     python(f"{q}_us", "sequential", rl_name), python(f"{q}_us", "sequential", peer), None)
+    for row_id, rl_name, peer in [
+        ("sliding_log_vs_moving", "rl sliding_log", MOVING),
+        ("sliding_window_vs_counter", "rl sliding_window", COUNTER),
+        ("sliding_log_vs_seed", "rl sliding_log", SEED),
+        ("gcra_vs_moving", "rl gcra", MOVING),
+    ]
+    for q in ("p50", "p99")
+]
+ROWS += [
+    (f"python_sequential_p50_{algorithm}_vs_ping", f"Python sequential, p50, rl {algorithm}; peer: redis-py's own PING",
+     US, "python", python("p50_us", "sequential", f"rl {algorithm}"), python("p50_us", "sequential", "redis-py PING"),
+     ("<=", 1))
+    for algorithm in ("gcra", "sliding_log", "sliding_window")
+]
+ROWS += [
+    ("python_sequential_p50_gcra_vs_c", "Python sequential, p50, rl gcra; peer: the same sync call from C",
+     US, ("python", "c"), python("p50_us", "sequential", "rl gcra"),
+     field("rl_p50_us", bench="c_latency", algorithm="gcra"), None),
+]
+ROWS += [
+    (f"python_tasks_{row_id}", f"Python 200 asyncio tasks, decisions/s, {rl_name}; peer: {peer}", RATE, "python",
+     python("per_second", "tasks", rl_name), python("per_second", "tasks", peer), goal)
+    for row_id, rl_name, peer, goal in [
+        ("sliding_log_vs_moving", "rl sliding_log", MOVING, (">=", 3)),
+        ("sliding_window_vs_counter", "rl sliding_window", COUNTER, (">=", 3)),
+        ("gcra_vs_moving", "rl gcra", MOVING, (">=", 3)),
+        ("sliding_log_vs_seed", "rl sliding_log", SEED, None),
+    ]
+]
+ROWS += [
+    (f"python_memory_{algorithm}", f"Python memory://, decisions/s, rl {algorithm}; peer: limits moving window",
+     RATE, "python", python("per_second", "memory", f"rl {algorithm}"),
+     python("per_second", "memory", "limits moving window (memory)"), (">=", 3))
+    for algorithm in ("sliding_log", "gcra")
+]
+ROWS += [
+    (f"python_memory_ns_{row_id}", f"Python memory:// gcra acquire, {what}; peer: the C ABI call", NS,
+     ("python", "c_memory"), python("ns_per_call", "memory", contender),
+     field("ns_per_call", bench="c_memory", algorithm="gcra"), None)
+    for row_id, what, contender in [("package", "the package", "rl gcra"),
+                                    ("swig", "the SWIG module alone", "rl gcra, SWIG module alone")]
+]
+
+
+def sources_of(row):
+    source = row[3]
+    return source if isinstance(source, tuple) else (source,)
+
+
 def selected(prefixes):
     wanted = [p for p in prefixes.split(",") if p]
     rows = [r for r in ROWS if not wanted or any(r[0].startswith(p) for p in wanted)]
@@ -153,49 +266,121 @@ def met(ratio, goal):
     return {"<=": ratio <= bound, ">=": ratio >= bound, "<": ratio < bound}[op]
 
 
-def print_table(rows, results):
-    print("| figure | rl | peer | ratio | goal | met? |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for row_id, figure, unit, source, rl, peer, goal in rows:
-        a, b = rl(results), peer(results)
+def not_measured(row, results):
+    """Why a row has no figures in this run ("skipped (...)", "not built yet"), or None."""
+    for source in sources_of(row):
         skipped = one(results, bench="skipped", source=source)
         if skipped:
-            a_text, ratio, verdict = f"skipped ({skipped['why']})", "", ""
-        elif row_id == "node_try_acquire" and one(results, contender="rl tryAcquire", missing=True):
-            a_text, ratio, verdict = "not built yet", "", "not built yet"
-        else:
-            a_text = show(a, unit)
-            ratio = f"{a / b:.2f}x" if a is not None and b else ""
-            if a is None or not b:
-                verdict = "no data"
-            elif goal is None:
-                verdict = ""
-            else:
-                verdict = "yes" if met(a / b, goal) else "**no**"
+            return f"skipped ({skipped['why']})"
+    if row[0] == "node_try_acquire" and one(results, contender="rl tryAcquire", missing=True):
+        return "not built yet"
+    return None
+
+
+def print_table(rows, runs):
+    """One line per row; with several runs, the medians and the ratio's min-max."""
+    several = len(runs) > 1
+    spread_head = f" spread ({len(runs)} runs) |" if several else ""
+    print(f"| figure | rl | peer | ratio |{spread_head} goal | met? |")
+    print(f"| --- | ---: | ---: | ---: |{' --- |' if several else ''} ---: | --- |")
+    for row in rows:
+        row_id, figure, unit, _, rl, peer, goal = row
         goal_text = f"{goal[0]} {goal[1]}x" if goal else ""
-        print(f"| {figure} ({unit}) | {a_text} | {show(b, unit)} | {ratio} | {goal_text} | {verdict} |")
+        why = not_measured(row, runs[0])
+        pairs = [(rl(r), peer(r)) for r in runs]
+        ratios = [a / b for a, b in pairs if a is not None and b]
+        if why:
+            cells = [why, "", "", why if why == "not built yet" else ""]
+            b_values = [b for _, b in pairs if b is not None]
+            cells[1] = show(statistics.median(b_values), unit) if b_values else ""
+        elif not ratios:
+            a_values = [a for a, _ in pairs if a is not None]
+            b_values = [b for _, b in pairs if b is not None]
+            cells = [show(statistics.median(a_values) if a_values else None, unit),
+                     show(statistics.median(b_values) if b_values else None, unit), "", "no data"]
+        else:
+            measured = [(a, b) for a, b in pairs if a is not None and b]
+            ratio = statistics.median(ratios)
+            verdict = ""
+            if goal is not None:
+                verdict = "yes" if met(ratio, goal) else "**no**"
+                hits = sum(met(x, goal) for x in ratios)
+                if several and 0 < hits < len(ratios):
+                    verdict += f" ({hits} of {len(ratios)} runs)"
+            if len(ratios) < len(runs):
+                verdict += f" ({len(runs) - len(ratios)} runs no data)"
+            cells = [show(statistics.median(a for a, _ in measured), unit),
+                     show(statistics.median(b for _, b in measured), unit), f"{ratio:.2f}x", verdict]
+        spread = ""
+        if several:
+            spread = f" {min(ratios):.2f}-{max(ratios):.2f}x |" if ratios and not why else " |"
+        print(f"| {figure} ({unit}) | {cells[0]} | {cells[1]} | {cells[2]} |{spread} {goal_text} | {cells[3]} |")
+
+
+def print_header(header, runs):
+    """The header, its title marked noisy (load.py's rule) when any run started above the limit,
+    then each run's load average at start and end and its durations."""
+    title, *rest = header.rstrip().split("\n")
+    starts = [one(r, bench="load", at="start") for r in runs]
+    noisy = [(i, s) for i, s in enumerate(starts, 1) if s and load.noisy(s["loadavg"][0], s["cpus"])]
+    if noisy:
+        title += " (noisy)"
+    print(title)
+    if noisy:
+        i, s = noisy[0]
+        print(load.noisy_note(s["loadavg"][0], s["cpus"], "at start" if len(runs) == 1 else f"at the start of run {i}")
+              + (f" ({'run' if len(noisy) == 1 else 'runs'} {', '.join(str(j) for j, _ in noisy)} of {len(runs)}"
+                 " started noisy)" if len(runs) > 1 else ""))
+    for line in rest:
+        print(line)
+    for i, results in enumerate(runs, 1):
+        print(f"run {i}: {load_line(results)}" if len(runs) > 1 else load_line(results))
+
+
+def load_line(results):
+    """A run's load average at start (noisy or not) and at end, and its durations."""
+    start, end = one(results, bench="load", at="start"), one(results, bench="load", at="end")
+    took = one(results, bench="run")
+    text = "load average at start " + (load.show(start["loadavg"]) if start else "?")
+    if start and load.noisy(start["loadavg"][0], start["cpus"]):
+        text += " (noisy)"
+    if start and start.get("builds"):
+        text += f", while building: {load.show_builds(start['builds'])}"
+    if end:
+        text += ", at end " + load.show(end["loadavg"])
+    if took:
+        text += f", measured in {took['seconds']} s ({took['timings']})"
+    return text
+
+
+def read_results(path):
+    results = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                results.append(json.loads(line))
+    return results
 
 
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "sources":
-        for source in dict.fromkeys(r[3] for r in selected(sys.argv[2])):
+        for source in dict.fromkeys(s for r in selected(sys.argv[2]) for s in sources_of(r)):
             print(source)
     elif command == "rows":
         for r in ROWS:
-            print(f"{r[0]:28} {r[1]}")
-    elif command == "print":
+            print(f"{r[0]:48} {r[1]}")
+    elif command == "load" and len(sys.argv) == 3:
+        print(load_line(read_results(sys.argv[2])))
+    elif command == "print" and len(sys.argv) >= 5:
         rows = selected(sys.argv[2])
-        results = []
         with open(sys.argv[3]) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("{"):
-                    results.append(json.loads(line))
-        with open(sys.argv[4]) as f:
-            print(f.read().rstrip())
+            header = f.read()
+        runs = [read_results(path) for path in sys.argv[4:]]
+        print_header(header, runs)
         print()
-        print_table(rows, results)
+        print_table(rows, runs)
     else:
         sys.exit(__doc__)
 

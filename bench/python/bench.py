@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """rl's Python binding beside the Python rate limiters it replaces, on one
-redis-server (bench/python/run starts it and gives --redis):
+redis-server (bench/run starts it and gives --redis); prints one JSON line
+per contender and measure, which bench/table.py reads (rows and goals):
 
 - sequential: one caller, p50/p99 per decision (sync calls);
 - 200 tasks: 200 asyncio tasks, each making its share of the decisions
   in turn, decisions/s;
 - memory: in-process decisions/s, one caller;
-- overhead: ns per memory:// acquire through the package, through the SWIG
-  module alone, and through the C ABI (rl_bench_memory, given by --c-ns);
-  on Redis, the p50 of the same synchronous gcra call from C
-  (rl_redis_bench, given by --c-redis-p50).
+- overhead: ns per memory:// acquire through the package and through the
+  SWIG module alone (bench/run measures the C ABI's own call beside it,
+  rl_bench_memory, and the same synchronous Redis gcra call from C,
+  rl_redis_bench).
 
 Peers: limits 5.x (moving window and sliding window counter, on redis-py
 for sync and its default async Redis client), the seed's redis-py ZSET
 pipeline (bench/python/seed_zset.py) and redis-py's own PING round trip.
-Every contender runs ROUNDS alternating rounds; the table shows medians.
+Every contender runs ROUNDS alternating rounds; the lines give medians.
 Every request is admitted (the limits are far above the load).
 """
 
@@ -53,14 +54,19 @@ def quantile(samples: list[float], q: float) -> float:
 
 
 # ---------------------------------------------------------------- contenders
-def sync_contenders(url: str, prefix: str):
+def rl_url(url: str, prefix: str, options: str) -> str:
+    """rl's store URL: its own key prefix, and bench/run's --store-options."""
+    return f"{url}?prefix={prefix}" + (f"&{options}" if options else "")
+
+
+def sync_contenders(url: str, prefix: str, options: str):
     """name -> (setup() -> one_call(i), teardown)"""
     r = redis.Redis.from_url(url)
     item = limits.parse(BIG_LIMITS)
     storage = limits.storage.storage_from_string(url, key_prefix=f"{prefix}lim")
     moving = limits.strategies.MovingWindowRateLimiter(storage)
     counter = limits.strategies.SlidingWindowCounterRateLimiter(storage)
-    store = rl.open(f"{url}?prefix={prefix}rl")
+    store = rl.open(rl_url(url, f"{prefix}rl", options))
     rl_log = store.limiter(algorithm="sliding_log", limit=BIG, name="seqlog")
     rl_window = store.limiter(algorithm="sliding_window", limit=BIG, name="seqwin")
     rl_gcra = store.limiter(algorithm="gcra", limit=BIG, name="seqgcra")
@@ -97,13 +103,13 @@ def sequential(calls: dict, n: int, rounds: int) -> dict:
     }
 
 
-async def tasks_throughput(url: str, prefix: str, total: int, tasks: int, rounds: int) -> dict:
+async def tasks_throughput(url: str, prefix: str, options: str, total: int, tasks: int, rounds: int) -> dict:
     item = limits.parse(BIG_LIMITS)
     aio_storage = limits.storage.storage_from_string(f"async+{url}", key_prefix=f"{prefix}alim")
     moving = limits.aio.strategies.MovingWindowRateLimiter(aio_storage)
     counter = limits.aio.strategies.SlidingWindowCounterRateLimiter(aio_storage)
     ar = redis.asyncio.Redis.from_url(url, max_connections=tasks)
-    store = await rl.aopen(f"{url}?prefix={prefix}arl")
+    store = await rl.aopen(rl_url(url, f"{prefix}arl", options))
     rl_log = store.limiter(algorithm="sliding_log", limit=BIG, name="tlog")
     rl_window = store.limiter(algorithm="sliding_window", limit=BIG, name="twin")
     rl_gcra = store.limiter(algorithm="gcra", limit=BIG, name="tgcra")
@@ -135,7 +141,7 @@ async def tasks_throughput(url: str, prefix: str, total: int, tasks: int, rounds
             rates[name].append(per_task * tasks / (time.perf_counter() - t))
     store.close()
     await ar.aclose()
-    return {name: {"decisions_per_s": statistics.median(r)} for name, r in rates.items()}
+    return {name: {"per_second": statistics.median(r)} for name, r in rates.items()}
 
 
 async def worker_once(call, k):
@@ -165,79 +171,16 @@ def memory_throughput(n: int, rounds: int) -> dict:
             rates[name].append(len(keys) / ((time.perf_counter_ns() - t) / 1e9))
     store.close()
     return {
-        name: {"decisions_per_s": statistics.median(r), "ns_per_call": 1e9 / statistics.median(r)}
+        name: {"per_second": statistics.median(r), "ns_per_call": 1e9 / statistics.median(r)}
         for name, r in rates.items()
     }
 
 
-# --------------------------------------------------------------------- table
-def ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}x" if a and b else "-"
-
-
-def table(seq: dict, aio: dict, mem: dict, c_ns: float | None, c_redis_p50: float | None) -> str:
-    rows = ["| figure | rl | peer | rl / peer | goal | met? |", "| --- | ---: | ---: | ---: | --- | --- |"]
-
-    def row(figure, a, b, fmt, goal="", met=""):
-        rows.append(f"| {figure} | {fmt.format(a)} | {fmt.format(b)} | {ratio(a, b)} | {goal} | {met} |")
-
-    ping = seq["redis-py PING"]["p50_us"]
-    for rl_name, peer in [
-        ("rl sliding_log", "limits moving window"),
-        ("rl sliding_window", "limits sliding window counter"),
-        ("rl sliding_log", "seed ZSET pipeline"),
-        ("rl gcra", "limits moving window"),
-    ]:
-        for q in ("p50_us", "p99_us"):
-            row(f"sequential {q[:3]} us: {rl_name} vs {peer}", seq[rl_name][q], seq[peer][q], "{:.1f}")
-    for rl_name in ("rl gcra", "rl sliding_log", "rl sliding_window"):
-        p50 = seq[rl_name]["p50_us"]
-        row(
-            f"sequential p50 us: {rl_name} vs redis-py's own PING round trip",
-            p50,
-            ping,
-            "{:.1f}",
-            "<= 1x",
-            "yes" if p50 <= ping else "no",
-        )
-    if c_redis_p50:
-        row(
-            "sequential p50 us: rl gcra from Python vs the same sync call from C",
-            seq["rl gcra"]["p50_us"],
-            c_redis_p50,
-            "{:.1f}",
-        )
-    for rl_name, peer in [
-        ("rl sliding_log", "limits moving window"),
-        ("rl sliding_window", "limits sliding window counter"),
-        ("rl gcra", "limits moving window"),
-        ("rl sliding_log", "seed ZSET pipeline"),
-    ]:
-        a, b = aio[rl_name]["decisions_per_s"], aio[peer]["decisions_per_s"]
-        goal = ">= 3x" if peer.startswith("limits") else ""
-        row(
-            f"200 asyncio tasks, decisions/s: {rl_name} vs {peer}",
-            a,
-            b,
-            "{:,.0f}",
-            goal,
-            ("yes" if a >= 3 * b else "no") if goal else "",
-        )
-    for rl_name in ("rl sliding_log", "rl gcra"):
-        a, b = mem[rl_name]["decisions_per_s"], mem["limits moving window (memory)"]["decisions_per_s"]
-        row(
-            f"memory://, decisions/s: {rl_name} vs limits moving window (memory)",
-            a,
-            b,
-            "{:,.0f}",
-            ">= 3x",
-            "yes" if a >= 3 * b else "no",
-        )
-    pkg, swig = mem["rl gcra"]["ns_per_call"], mem["rl gcra, SWIG module alone"]["ns_per_call"]
-    if c_ns:
-        row("memory:// gcra acquire, ns/call: Python package vs C ABI call", pkg, c_ns, "{:,.0f}")
-        row("memory:// gcra acquire, ns/call: SWIG module alone vs C ABI call", swig, c_ns, "{:,.0f}")
-    return "\n".join(rows)
+# ---------------------------------------------------------------- JSON lines
+def json_lines(phase: str, figures: dict) -> None:
+    """One line per contender, read by bench/table.py (the rows and goals)."""
+    for contender, values in figures.items():
+        print(json.dumps({"bench": "python", "phase": phase, "contender": contender, **values}), flush=True)
 
 
 def main() -> int:
@@ -248,43 +191,19 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--memory", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument(
-        "--c-ns", type=float, default=None, help="ns per rl_limiter_acquire (rl_bench_memory)"
-    )
-    parser.add_argument("--c-redis-p50", type=float, default=None, help="us, rl_redis_bench latency gcra")
-    parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
+    options = os.environ.get("RL_BENCH_STORE_OPTIONS", "")
     prefix = f"bench{os.getpid()}"
-    load_start = os.getloadavg()
-    calls, store = sync_contenders(args.redis, prefix)
-    seq = sequential(calls, args.sequential, args.rounds)
+    print(
+        f"Python {platform.python_version()}, rl {rl.LIBRARY_VERSION}, limits {limits.__version__}, "
+        f"redis-py {redis.__version__}, {args.rounds} rounds (medians)",
+        file=sys.stderr,
+    )
+    calls, store = sync_contenders(args.redis, prefix, options)
+    json_lines("sequential", sequential(calls, args.sequential, args.rounds))
     store.close()
-    aio = asyncio.run(tasks_throughput(args.redis, prefix, args.total, args.tasks, args.rounds))
-    mem = memory_throughput(args.memory, args.rounds)
-    load_end = os.getloadavg()
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(
-        f"machine: {os.cpu_count()} CPUs ({cpu}), load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end"
-    )
-    print(
-        f"versions: Python {platform.python_version()}, rl {rl.LIBRARY_VERSION}, limits {limits.__version__}, "
-        f"redis-py {redis.__version__}, {args.rounds} rounds (medians)"
-    )
-    print()
-    print(table(seq, aio, mem, args.c_ns, args.c_redis_p50))
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "sequential": seq,
-                    "tasks": aio,
-                    "memory": mem,
-                    "c_ns": args.c_ns,
-                    "c_redis_p50_us": args.c_redis_p50,
-                },
-                indent=1,
-            )
-        )
+    json_lines("tasks", asyncio.run(tasks_throughput(args.redis, prefix, options, args.total, args.tasks, args.rounds)))
+    json_lines("memory", memory_throughput(args.memory, args.rounds))
     return 0
 
 

@@ -1,13 +1,13 @@
 package dev.rl.bench;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * rl's Java binding beside Bucket4j and a Lettuce sliding-window log, against one redis-server:
  * each at 1 thread (p50/p95/p99) and 64 threads (decisions/s, p99) on distinct keys and on one
- * hot key, every limit far above the load. Prints a JSON line per measurement, then the table.
+ * hot key, every limit far above the load. Prints a JSON line per measurement; bench/table.py
+ * holds the rows and goals of the table bench/run prints from them.
  *
  * <pre>
  *   java -cp ... dev.rl.bench.Main REDIS_URL [SECONDS_PER_PHASE]
@@ -39,7 +39,6 @@ public final class Main {
             new Phase(THREADS, false, KEYS, phaseMs),
             new Phase(THREADS, true, KEYS, phaseMs));
     Phase warmUp = new Phase(THREADS, false, KEYS, Math.max(500, phaseMs / 3));
-    List<Phase.Result> results = new ArrayList<>();
     for (Supplier<Contender> make : contenders) {
       try (Contender contender = make.get();
           RedisCpu redisCpu = new RedisCpu(url)) {
@@ -47,12 +46,9 @@ public final class Main {
         for (Phase phase : phases) {
           Phase.Result result = phase.run(contender, redisCpu);
           System.out.println(result.json());
-          results.add(result);
         }
         if (contender instanceof RlContender rl) System.err.println(rl.name() + ": " + rl.stats());
       }
     }
-    System.out.println();
-    Table.print(results);
   }
 }

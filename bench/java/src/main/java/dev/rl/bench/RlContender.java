@@ -12,7 +12,12 @@ final class RlContender implements Contender {
 
   RlContender(String redisUrl, String algorithm, String limit) {
     this.algorithm = algorithm;
-    this.store = Store.open(redisUrl + "?prefix=bench-rl-" + algorithm + "-" + System.nanoTime());
+    // RL_BENCH_STORE_OPTIONS: bench/run's --store-options, URL query settings under test.
+    String options = System.getenv().getOrDefault("RL_BENCH_STORE_OPTIONS", "");
+    this.store =
+        Store.open(
+            redisUrl + "?prefix=bench-rl-" + algorithm + "-" + System.nanoTime()
+                + (options.isEmpty() ? "" : "&" + options));
     this.limiter = store.limiter(Map.of("algorithm", algorithm, "limit", limit));
   }
 
