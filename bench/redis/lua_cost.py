@@ -2,7 +2,8 @@
 """Redis CPU per decision of rl's Lua (FCALL of the library made from lua/)
 beside the peers' scripts, sent straight to a redis-server of its own.
 
-    bench/redis/lua_cost.py [--callgrind] [--calls N] [--only NAME,...]
+    bench/redis/lua_cost.py [--callgrind] [--calls N] [--log-calls N] [--only NAME,...]
+                            [--sizes 1,100,1000,10000] [--lua DIR] [--keep DIR]
 
 Each case sends N calls one at a time (1 in flight) and reports, per call:
 - usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
@@ -94,9 +95,9 @@ ZSET_LOG = ("redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) -
             "return 0\n")
 
 
-def library_text():
+def library_text(lua_dir):
     """lua/ as one Functions library, exactly as core/CMakeLists.txt makes it."""
-    read = lambda p: open(os.path.join(ROOT, 'lua', p)).read()
+    read = lambda p: open(os.path.join(lua_dir, p)).read()
     common, entry = read('common.lua'), read('library.lua')
     lib = 'local function setup()\n' + common + '\nlocal algorithms = {}\n'
     regs = ''
@@ -183,7 +184,7 @@ class Bench:
                 time.sleep(0.1)
         else:
             raise SystemExit('redis-server did not start (%s/log)' % self.dir)
-        self.lib, text = library_text()
+        self.lib, text = library_text(args.lua)
         self.c('FUNCTION', 'LOAD', 'REPLACE', text)
         self.sha = {n: self.c('SCRIPT', 'LOAD', s).decode()
                     for n, s in (('redis_rate', REDIS_RATE), ('flexible', FLEXIBLE), ('zset', ZSET_LOG))}
@@ -245,6 +246,8 @@ class Bench:
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--callgrind', action='store_true')
+    p.add_argument('--lua', default=os.path.join(ROOT, 'lua'),
+                   help='the lua/ directory to measure (e.g. an older one: git archive REV lua | tar -x -C DIR)')
     p.add_argument('--calls', type=int, default=2000)
     p.add_argument('--log-calls', type=int, default=200)
     p.add_argument('--only', default='')

@@ -1,5 +1,6 @@
 -- Fixed window, as core/algorithms/fixed_window.cpp. State: window index and count.
 local algo = {}
+local try_call = redis.pcall
 
 local function count_at(s, r, now)
   if s.window == idiv(now, r.window) then return s.count end
@@ -97,8 +98,11 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   end
   local left = (window + 1) * width - now
   local base, count, fresh = limit + 1, 0, true
-  if cost <= limit and packs(window, r) then
-    local old = call('INCRBY', key, cost_text) - cost
+  -- A value written as a pair (a clock set back across packs()) is no
+  -- integer: INCRBY refuses it, and the GET below reads it.
+  local counted = cost <= limit and packs(window, r) and try_call('INCRBY', key, cost_text)
+  if type(counted) == 'number' then
+    local old = counted - cost
     local at = floor(old / base) -- idiv, inline
     if at * base > old then
       at = at - 1

@@ -78,9 +78,7 @@ function algo.refund(s, r, now, cost)
 end
 
 -- acquire with one limit, the common case, in locals (common.lua decide_one
--- makes tables): the same decision, the same value. Numbers go to redis.call
--- as numbers: Redis prints them with '%.17g', exact for integers below 2^53,
--- and no Lua string is made.
+-- makes tables): the same decision, the same value.
 function algo.acquire_one(key, r, now, cost, min_ttl)
   local lr, wr, burst = r.lr, r.wr, r.burst
   local raw = call('GET', key)
@@ -115,14 +113,14 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     local remaining, reset = idiv(tol - next, wr), next
     if lr > 1 then reset = ceil_div(next, lr) end
     tat = now + reset
-    local value = tat
-    if reset * lr > next then value = int(tat) .. ' ' .. int(reset * lr - next) end
+    local value = int(tat)
+    if reset * lr > next then value = value .. ' ' .. int(reset * lr - next) end
     if min_ttl == 0 then
       local at = floor(tat / 1000) -- ceil_div(tat, 1000), inline: exact below 2^53
       if at * 1000 < tat then at = at + 1 end
-      call('SET', key, value, 'PXAT', at)
+      call('SET', key, value, 'PXAT', int(at))
     else
-      call('SET', key, value, 'PX', max(ceil_div(reset, 1000), min_ttl))
+      call('SET', key, value, 'PX', int(max(ceil_div(reset, 1000), min_ttl)))
     end
     local again = 0 -- common.lua next_retry: when another call of this cost would pass
     if remaining < cost and next + span > tol then again = ceil_div(next + span - tol, lr) end
@@ -152,12 +150,12 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     value = int(tat) .. ' ' .. int(lr - part)
   else
     tat = now + us
-    value = tat
+    value = int(tat)
   end
   if min_ttl == 0 then
-    call('SET', key, value, 'PXAT', ceil_div(tat, 1000))
+    call('SET', key, value, 'PXAT', int(ceil_div(tat, 1000)))
   else
-    call('SET', key, value, 'PX', max(ceil_div(tat - now, 1000), min_ttl))
+    call('SET', key, value, 'PX', int(max(ceil_div(tat - now, 1000), min_ttl)))
   end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if remaining < cost then
