@@ -3,7 +3,8 @@
 -- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
 -- docs/key-schema.md for the arguments and the stored value).
 --
--- keys[1]  the key's state (key schema v1; v2 for sliding_log's list)
+-- keys[1]  the key's state (key schema v1; v2 for sliding_log's list; v3
+--          for gcra and fixed_window)
 -- argv[1]  now in microseconds, or '' to read Redis TIME
 -- argv[2]  cost
 -- argv[3]  the limits, space-separated: the smallest TTL in ms ('0' with
