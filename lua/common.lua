@@ -3,7 +3,8 @@
 -- lua/algorithms/<name>.lua, then one lua/operations/<op>.lua (see
 -- docs/key-schema.md for the arguments and the stored value).
 --
--- keys[1]  the key's state (key schema v1; v2 for sliding_log's list)
+-- keys[1]  the key's state (key schema v1; v2 for sliding_log's list; v3
+--          for gcra and fixed_window)
 -- argv[1]  now in microseconds, or '' to read Redis TIME
 -- argv[2]  cost
 -- argv[3]  the limits, space-separated: the smallest TTL in ms ('0' with
@@ -115,7 +116,14 @@ end
 local function now_us(at)
   if at ~= '' then return tonumber(at) end
   local t = call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return t[1] * 1000000 + t[2] -- Lua's own coercion: no call of tonumber
+end
+
+-- The cost argument: almost always '1', which a comparison of interned
+-- strings finds without parsing.
+local function cost_of(text)
+  if text == '1' then return 1 end
+  return tonumber(text)
 end
 
 -- Space-separated integers (the limits argument, a stored value).
@@ -179,7 +187,7 @@ local function save(key, algo, states, rates, now)
   local idle, out = 0, {}
   for i, r in ipairs(rates) do
     idle = max(idle, algo.idle_at(states[i], r))
-    algo.encode(states[i], out, r)
+    algo.encode(states[i], out, r, rates[2] == nil)
   end
   if idle <= now then
     call('DEL', key)
@@ -228,7 +236,7 @@ end
 -- refund and reset change every limit, then report the state afterwards.
 local function change(keys, argv, algo, op)
   if algo.run then return algo.run(keys, argv, op) end
-  local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
+  local key, now, cost, rates = keys[1], now_us(argv[1]), cost_of(argv[2]), limits_of(argv[3])
   local states = open(key, algo, rates)
   if algo.open then
     if op == 'refund' then algo.give_back(states[1], rates, now, cost) else algo.forget(states[1]) end
@@ -261,7 +269,6 @@ end
 -- One limit, the usual case: the steps of decide below without its lists
 -- (a table costs as much as the arithmetic of a decision).
 local function decide_one(key, algo, rates, now, cost, record)
-  if record and algo.acquire_one then return algo.acquire_one(key, rates[1], now, cost, rates.min_ttl) end
   local r, s = rates[1], nil
   if algo.open then
     s = algo.open(key)
@@ -287,8 +294,22 @@ end
 -- acquire and peek: all limits must admit; only acquire records.
 local function decide(keys, argv, algo, record)
   if algo.run then return algo.run(keys, argv, record and 'acquire' or 'peek') end
-  local key, now, cost, rates = keys[1], now_us(argv[1]), tonumber(argv[2]), limits_of(argv[3])
-  if rates[2] == nil then return decide_one(key, algo, rates, now, cost, record) end
+  -- now_us, cost_of and limits_of's cache inline: this runs on every call.
+  local now, cost, rates = argv[1], argv[2], parsed_limits[argv[3]] or limits_of(argv[3])
+  if now == '' then
+    local t = call('TIME')
+    now = t[1] * 1000000 + t[2]
+  else
+    now = tonumber(now)
+  end
+  if cost == '1' then cost = 1 else cost = tonumber(cost) end
+  if rates[2] == nil then
+    if record and algo.acquire_one then
+      return algo.acquire_one(keys[1], rates[1], now, cost, rates.min_ttl, argv[2], rates)
+    end
+    return decide_one(keys[1], algo, rates, now, cost, record)
+  end
+  local key = keys[1]
   local states = open(key, algo, rates)
   local vs, all = {}, true
   for i, r in ipairs(rates) do

@@ -1,6 +1,7 @@
 // Key schema (docs/key-schema.md):
 //   <prefix>:<limiter-name>:{<escaped user key>}:v<n>:<algorithm>:<limits>
-// with n = 2 for sliding_log (a list of packed entries), 1 for the others.
+// with n = 2 for sliding_log (a list of packed entries), 3 for gcra and
+// fixed_window (one number when one limit allows it), 1 for the others.
 // The user key is percent-escaped so that it holds no brace: the hash tag is
 // exactly the escaped key, and distinct user keys give distinct Redis keys.
 #pragma once
@@ -15,7 +16,12 @@ namespace rl::redis {
 // The version of an algorithm's layout: a new layout gets a new version, so
 // it never reads a key of the old one.
 constexpr int key_schema_version(Algorithm algorithm) {
-  return algorithm == Algorithm::sliding_log ? 2 : 1;
+  switch (algorithm) {
+    case Algorithm::sliding_log: return 2;
+    case Algorithm::gcra:
+    case Algorithm::fixed_window: return 3;
+    default: return 1;
+  }
 }
 
 // '%', '{', '}' and every byte outside '!'..'~' become %XX (upper-case hex).

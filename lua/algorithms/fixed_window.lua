@@ -1,5 +1,6 @@
 -- Fixed window, as core/algorithms/fixed_window.cpp. State: window index and count.
 local algo = {}
+local try_call = redis.pcall
 
 local function count_at(s, r, now)
   if s.window == idiv(now, r.window) then return s.count end
@@ -7,10 +8,45 @@ local function count_at(s, r, now)
 end
 
 function algo.empty() return { window = 0, count = 0 } end
-function algo.decode(nums, pos) return { window = nums[pos], count = nums[pos + 1] }, pos + 2 end
-function algo.encode(s, out)
-  out[#out + 1] = int(s.window)
-  out[#out + 1] = int(s.count)
+-- One limit alone stores window * (limit + 1) + count, one number, while
+-- packs() (key schema v3); else, and with several limits,
+-- 'window count'.
+-- (window + 2) * (limit + 1) < 2^53: the value, and INCRBY on it, stay exact.
+local function packs(window, r)
+  return (window + 2) * (r.limit + 1) < TWO53
+end
+
+local function packed(window, count, r)
+  if packs(window, r) then return window * (r.limit + 1) + count end
+  return nil
+end
+
+-- window, count of a one-limit value.
+local function unpack_value(raw, r)
+  local v = tonumber(raw)
+  if v == nil then
+    local space = find(raw, ' ', 1, true)
+    return tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+  end
+  local window = idiv(v, r.limit + 1)
+  return window, v - window * (r.limit + 1)
+end
+
+function algo.decode(nums, pos, r)
+  if nums[pos + 1] == nil then -- one limit, packed
+    local window = idiv(nums[pos], r.limit + 1)
+    return { window = window, count = nums[pos] - window * (r.limit + 1) }, pos + 1
+  end
+  return { window = nums[pos], count = nums[pos + 1] }, pos + 2
+end
+function algo.encode(s, out, r, alone)
+  local v = alone and packed(s.window, s.count, r)
+  if v then
+    out[#out + 1] = int(v)
+  else
+    out[#out + 1] = int(s.window)
+    out[#out + 1] = int(s.count)
+  end
 end
 
 function algo.idle_at(s, r)
@@ -46,27 +82,70 @@ function algo.refund(s, r, now, cost)
 end
 
 
--- acquire with one limit, the common case, without the tables of the
--- general path (common.lua decide_one): the same decision, the same value.
-function algo.acquire_one(key, r, now, cost, min_ttl)
-  local window = idiv(now, r.window)
-  local raw = call('GET', key)
-  local count = 0
-  if raw then
-    local space = find(raw, ' ', 1, true)
-    if tonumber(sub(raw, 1, space - 1)) == window then count = tonumber(sub(raw, space + 1)) end
+-- acquire with one limit, the common case, in locals (common.lua decide_one
+-- makes tables): the same decision, the same value. While the value is
+-- packed, INCRBY both reads and counts: the call that continues its window
+-- is TIME + INCRBY (the key keeps the expiry of the window's first write);
+-- the window's first call SETs the value and its expiry, and a denial
+-- DECRBYs back. A value that is not packed is read first (GET, then SET).
+function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
+  local width, limit = r.window, r.limit
+  local window = floor(now / width) -- idiv, inline
+  if window * width > now then
+    window = window - 1
+  elseif (window + 1) * width <= now then
+    window = window + 1
   end
-  local left = (window + 1) * r.window - now
-  if cost > r.limit or count + cost > r.limit then
-    local reset = 0
-    if count > 0 then reset = left end
-    local retry = left
-    if cost > r.limit then retry = -1 end
-    return { 0, r.limit, r.limit - count, retry, reset, 0 }
+  local left = (window + 1) * width - now
+  local base, count, fresh = limit + 1, 0, true
+  -- A value written as a pair (a clock set back across packs()) is no
+  -- integer: INCRBY refuses it, and the GET below reads it.
+  local counted = cost <= limit and packs(window, r) and try_call('INCRBY', key, cost_text)
+  if type(counted) == 'number' then
+    local old = counted - cost
+    local at = floor(old / base) -- idiv, inline
+    if at * base > old then
+      at = at - 1
+    elseif (at + 1) * base <= old then
+      at = at + 1
+    end
+    -- old is 0 when the key was missing: INCRBY made it, without an expiry.
+    if at == window and old > 0 then count, fresh = old - at * base, false end
+    if count + cost > limit then
+      call('DECRBY', key, cost_text)
+      return { 0, limit, limit - count, left, left, 0 } -- count > 0 here: reset is left
+    end
+  else
+    local raw = call('GET', key)
+    if raw then
+      local at, n = unpack_value(raw, r)
+      if at == window then count = n end
+    end
+    if cost > limit or count + cost > limit then
+      local reset = 0
+      if count > 0 then reset = left end
+      local retry = left
+      if cost > limit then retry = -1 end
+      return { 0, limit, limit - count, retry, reset, 0 }
+    end
+    fresh = true
   end
   count = count + cost
-  call('SET', key, int(window) .. ' ' .. int(count), expiry(now + left, now, min_ttl))
+  if fresh then
+    local value = int(window * base + count)
+    if not packs(window, r) then value = int(window) .. ' ' .. int(count) end
+    if min_ttl ~= 0 then
+      call('SET', key, value, 'PX', int(max(ceil_div(left, 1000), min_ttl)))
+    else
+      -- The window's end in ms, rounded up, formatted once per window.
+      if r.fw_window ~= window then
+        local ends = now + left
+        r.fw_window, r.fw_pxat = window, int(ceil_div(ends, 1000))
+      end
+      call('SET', key, value, 'PXAT', r.fw_pxat)
+    end
+  end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
-  if count + cost > r.limit then again = left end
-  return { 1, r.limit, r.limit - count, 0, left, 0, again }
+  if count + cost > limit then again = left end
+  return { 1, limit, limit - count, 0, left, 0, again }
 end

@@ -30,10 +30,11 @@ local function ceil_us(us, part)
 end
 
 function algo.empty() return { tat = 0, frac = 0 } end
-function algo.decode(nums, pos) return { tat = nums[pos], frac = nums[pos + 1] }, pos + 2 end
-function algo.encode(s, out)
+-- One limit alone stores 'tat' while frac is 0 (key schema v3).
+function algo.decode(nums, pos) return { tat = nums[pos], frac = nums[pos + 1] or 0 }, pos + 2 end
+function algo.encode(s, out, r, alone)
   out[#out + 1] = int(s.tat)
-  out[#out + 1] = int(s.frac)
+  if s.frac ~= 0 or not alone then out[#out + 1] = int(s.frac) end
 end
 function algo.idle_at(s) return s.tat end
 
@@ -76,23 +77,62 @@ function algo.refund(s, r, now, cost)
   end
 end
 
--- acquire with one limit, the common case, without the tables of the
--- general path (common.lua decide_one): the same decision, the same value.
+-- acquire with one limit, the common case, in locals (common.lua decide_one
+-- makes tables): the same decision, the same value.
 function algo.acquire_one(key, r, now, cost, min_ttl)
-  local lr = r.lr
-  local tat, frac = 0, 0
+  local lr, wr, burst = r.lr, r.wr, r.burst
   local raw = call('GET', key)
+  local tat, frac = 0, 0
   if raw then
-    local space = find(raw, ' ', 1, true)
-    tat, frac = tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+    tat = tonumber(raw) -- one limit: 'tat' alone while frac is 0
+    if not tat then
+      local space = find(raw, ' ', 1, true)
+      tat, frac = tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+    end
+  end
+  -- While the tolerance burst * wr stays below 2^51, every duration here
+  -- (at most three of it) fits one number in 1/lr us, one unit of cost
+  -- being wr of them: no pairs. A TAT further ahead (Redis's clock stepped
+  -- back) takes the general path.
+  local tol = r.gcra_tol
+  if tol == nil then
+    tol = false
+    if burst * wr < TWO53 / 4 then tol = burst * wr end
+    r.gcra_tol = tol
+  end
+  local ahead = 0 -- how far the exact TAT lies ahead of now, in 1/lr us
+  if tat > now then ahead = (tat - now) * lr - frac end
+  if tol and ahead <= tol then
+    local span = cost * wr
+    local next = ahead + span
+    if cost > burst or next > tol then
+      local retry = -1
+      if cost <= burst then retry = ceil_div(next - tol, lr) end
+      return { 0, r.limit, idiv(tol - ahead, wr), retry, ceil_div(ahead, lr), 0 }
+    end
+    local remaining, reset = idiv(tol - next, wr), next
+    if lr > 1 then reset = ceil_div(next, lr) end
+    tat = now + reset
+    local value = int(tat)
+    if reset * lr > next then value = value .. ' ' .. int(reset * lr - next) end
+    if min_ttl == 0 then
+      local at = floor(tat / 1000) -- ceil_div(tat, 1000), inline: exact below 2^53
+      if at * 1000 < tat then at = at + 1 end
+      call('SET', key, value, 'PXAT', int(at))
+    else
+      call('SET', key, value, 'PX', int(max(ceil_div(reset, 1000), min_ttl)))
+    end
+    local again = 0 -- common.lua next_retry: when another call of this cost would pass
+    if remaining < cost and next + span > tol then again = ceil_div(next + span - tol, lr) end
+    return { 1, r.limit, remaining, 0, reset, 0, again }
   end
   local us, part = 0, 0 -- how far the TAT lies ahead of now
   if tat > now then
     if frac == 0 then us = tat - now else us, part = tat - now - 1, lr - frac end
   end
-  local tol_us, tol_part = span_of(r, r.burst)
+  local tol_us, tol_part = span_of(r, burst)
   local retry, allowed = -1, false
-  if cost <= r.burst then
+  if cost <= burst then
     local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))
     if pair_le(next_us, next_part, tol_us, tol_part) then
       allowed, retry, us, part = true, 0, next_us, next_part
@@ -101,11 +141,22 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     end
   end
   local left_us, left_part = pair_sub(lr, tol_us, tol_part, us, part)
-  local units, rest = muldiv(left_us, lr, r.wr)
-  local remaining, reset = units + idiv(rest + left_part, r.wr), ceil_us(us, part)
+  local units, rest = muldiv(left_us, lr, wr)
+  local remaining, reset = units + idiv(rest + left_part, wr), ceil_us(us, part)
   if not allowed then return { 0, r.limit, remaining, retry, reset, 0 } end
-  if part > 0 then tat, frac = now + us + 1, lr - part else tat, frac = now + us, 0 end
-  call('SET', key, int(tat) .. ' ' .. int(frac), expiry(tat, now, min_ttl))
+  local value
+  if part > 0 then
+    tat = now + us + 1
+    value = int(tat) .. ' ' .. int(lr - part)
+  else
+    tat = now + us
+    value = int(tat)
+  end
+  if min_ttl == 0 then
+    call('SET', key, value, 'PXAT', int(ceil_div(tat, 1000)))
+  else
+    call('SET', key, value, 'PX', int(max(ceil_div(tat - now, 1000), min_ttl)))
+  end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if remaining < cost then
     local next_us, next_part = pair_add(lr, us, part, span_of(r, cost))

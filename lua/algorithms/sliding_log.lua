@@ -167,3 +167,106 @@ function algo.forget(log)
   call('DEL', log.key)
   log.n, log.cache = 0, {}
 end
+
+-- acquire with one limit, the common case, in a few calls: the head of the
+-- log (its oldest HEAD entries: all of a short log) in one LRANGE, the
+-- newest entry by LINDEX -1 when the log is longer, then RPUSH (or LSET -1,
+-- same instant) and PEXPIREAT. The oldest live entry, and the one whose
+-- leaving frees enough units, are nearly always in the head; when they are
+-- not, the general path decides (common.lua decide_one). Dead entries are
+-- trimmed once half the head is dead, so a call reads and trims a bounded
+-- number of them: the same decisions, the same live log.
+local HEAD = 4
+local HEAD_END = tostring(HEAD - 1) -- redis.call's arguments as strings: Redis
+-- prints a number with '%.17g', dearer than a constant
+
+-- The instant of the first of head[from..] whose running total, less
+-- `before`, reaches `units`; nil when none does.
+local function freeing(head, from, before, units)
+  for i = from, #head do
+    local at, _, total = unpack_record(RECORD, head[i])
+    if total - before >= units then return at end
+  end
+  return nil
+end
+
+local function acquire_head(key, r, now, cost, min_ttl)
+  local window, limit = r.window, r.limit
+  local head = call('LRANGE', key, '0', HEAD_END)
+  local count, first, before, first_at, first_cost = #head, nil, 0, 0, 0
+  for i = 1, count do
+    local at, c, total = unpack_record(RECORD, head[i])
+    if now - at < window then
+      first, before, first_at, first_cost = i, total - c, at, c
+      break
+    end
+  end
+  local whole = count < HEAD -- the head is the whole log
+  if first == nil and not whole then return nil end -- a longer run of dead entries
+  local last_at, last_cost, last_total, used, newest = 0, 0, 0, 0, -1
+  if first then
+    local raw = head[count]
+    if not whole then
+      raw = call('LINDEX', key, '-1')
+      whole = raw == head[count] -- a log of exactly HEAD entries
+    end
+    last_at, last_cost, last_total = unpack_record(RECORD, raw)
+    used, newest = last_total - before, last_at
+  end
+  if cost > limit or used + cost > limit then
+    local retry = -1
+    if cost <= limit then
+      -- Found in a whole log: its newest entry frees all it holds.
+      local units, when = used + cost - limit, first_at -- usually the oldest frees enough
+      if first_cost < units then when = freeing(head, first + 1, before, units) end
+      if when == nil then return nil end
+      retry = when + window - now
+    end
+    local reset = 0
+    if newest >= 0 then reset = newest + window - now end
+    return { 0, limit, limit - used, retry, reset, 0 }
+  end
+  -- Admitted: record.
+  if first == nil then -- no entry, or every one dead
+    if count > 0 then call('DEL', key) end
+    head, first, last_total, count = {}, 1, 0, 0
+  elseif first > HEAD / 2 then
+    call('LTRIM', key, first - 1, '-1')
+  end
+  local total = last_total + cost
+  if count > 0 and last_at >= now then
+    -- One entry per instant (a clock that steps back joins the newest).
+    local entry = pack(RECORD, last_at, last_cost + cost, total)
+    call('LSET', key, '-1', entry)
+    if whole then head[count] = entry end
+  else
+    call('RPUSH', key, pack(RECORD, now, cost, total))
+    last_at = now
+  end
+  if total >= REBASE_AT then rebase({ key = key }) end
+  local idle = last_at + window
+  if min_ttl == 0 then
+    call('PEXPIREAT', key, int(ceil_div(idle, 1000)))
+  else
+    call('PEXPIRE', key, int(max(ceil_div(idle - now, 1000), min_ttl)))
+  end
+  used = used + cost
+  if cost > 0 then newest = now end
+  local reset = 0 -- 0 with no live entry (an acquire of 0 on an empty log)
+  if newest >= 0 then reset = newest + window - now end
+  local again = 0 -- common.lua next_retry: when another call of this cost would pass
+  if limit - used < cost then
+    local when = freeing(head, first, before, used + cost - limit)
+    if when == nil and whole then when = last_at end -- the entry just written
+    if when == nil then
+      again = algo.decide(algo.open(key), r, now, cost).retry
+    else
+      again = when + window - now
+    end
+  end
+  return { 1, limit, limit - used, 0, reset, 0, again }
+end
+
+function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
+  return acquire_head(key, r, now, cost, min_ttl) or decide_one(key, algo, rates, now, cost, true)
+end

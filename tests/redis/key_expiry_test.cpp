@@ -30,15 +30,16 @@ int64_t idle_at(const std::string& algorithm, const std::vector<int64_t>& v,
   int64_t idle = 0;
   size_t at = 0;
   for (const Rate& r : rates) {
-    if (algorithm == "gcra") {  // tat frac
+    if (algorithm == "gcra") {  // tat frac, or tat alone (one limit, frac 0)
       idle = std::max(idle, v.at(at));
       at += 2;
     } else if (algorithm == "token_bucket") {  // level at
       const int64_t missing = r.burst * r.window_reduced - v.at(at);
       idle = std::max(idle, v.at(at + 1) + ceil_div(missing, r.limit_reduced));
       at += 2;
-    } else if (algorithm == "fixed_window") {  // window count
-      idle = std::max(idle, (v.at(at) + 1) * r.window_us);
+    } else if (algorithm == "fixed_window") {  // window count, or packed (one limit)
+      const int64_t window = v.size() == 1 ? v.at(0) / (r.limit + 1) : v.at(at);
+      idle = std::max(idle, (window + 1) * r.window_us);
       at += 2;
     } else if (algorithm == "sliding_window") {  // n, then index count n times
       const int64_t n = v.at(at);

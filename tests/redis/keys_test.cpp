@@ -26,7 +26,7 @@ TEST(KeySchema, DifferentlyConfiguredLimitersNeverShareAKey) {
   burst.set("burst", "20");
   Policy d = Policy::from(burst);
   const std::string key = redis::key_shape("rl", a).key_for("u");
-  EXPECT_EQ(key, "rl:api:{u}:v1:gcra:10/1000000");
+  EXPECT_EQ(key, "rl:api:{u}:v3:gcra:10/1000000");
   for (const Policy& other : {b, c, d}) EXPECT_NE(redis::key_shape("rl", other).key_for("u"), key);
 }
 
@@ -44,7 +44,7 @@ TEST(HostileKeys, AreStoredApartAndNeverReachAnotherKeysState) {
       "{plain}",
       "}plain{",
       "a:b",
-      "a}:v1:fixed_window:1/3600000000",
+      "a}:v3:fixed_window:1/3600000000",
       "%7B",
       "{",
       "}",

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Redis CPU per decision of rl's Lua (FCALL of the library made from lua/)
+beside the peers' scripts, sent straight to a redis-server of its own.
+
+    bench/redis/lua_cost.py [--callgrind] [--calls N] [--log-calls N] [--only NAME,...]
+                            [--sizes 1,100,1000,10000] [--lua DIR] [--keep DIR]
+
+Each case sends N calls one at a time (1 in flight) and reports, per call:
+- usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
+  commandstats after CONFIG RESETSTAT (load-dependent: take ratios);
+- with --callgrind: the instructions redis-server ran inside fcallCommand
+  or evalShaCommand (valgrind --toggle-collect), exact whatever the load.
+Peers: redis_rate's GCRA (allowN), rate-limiter-flexible's RateLimiterRedis
+script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
+(bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
+exactly N live entries (RESTORE, not counted) before each measured call.
+The library is built from lua/ as core/CMakeLists.txt builds it, so a Lua
+change is measured without a build.
+"""
+import argparse
+import glob
+import hashlib
+import math
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ALGORITHMS = ['gcra', 'token_bucket', 'sliding_log', 'sliding_window', 'fixed_window', 'suppressed']
+OPS = ['acquire', 'peek', 'refund', 'reset']
+
+REDIS_RATE = """
+redis.replicate_commands()
+local rate_limit_key = KEYS[1]
+local burst = ARGV[1]
+local rate = ARGV[2]
+local period = ARGV[3]
+local cost = tonumber(ARGV[4])
+local emission_interval = period / rate
+local increment = emission_interval * cost
+local burst_offset = emission_interval * burst
+local jan_1_2017 = 1483228800
+local now = redis.call("TIME")
+now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+local tat = redis.call("GET", rate_limit_key)
+if not tat then
+  tat = now
+else
+  tat = tonumber(tat)
+end
+tat = math.max(tat, now)
+local new_tat = tat + increment
+local allow_at = new_tat - burst_offset
+local diff = now - allow_at
+local remaining = diff / emission_interval
+if remaining < 0 then
+  local reset_after = tat - now
+  local retry_after = diff * -1
+  return {
+    0, -- allowed
+    0, -- remaining
+    tostring(retry_after),
+    tostring(reset_after),
+  }
+end
+local reset_after = new_tat - now
+if reset_after > 0 then
+  redis.call("SET", rate_limit_key, new_tat, "EX", math.ceil(reset_after))
+end
+local retry_after = -1
+return {cost, remaining, tostring(retry_after), tostring(reset_after)}
+"""
+
+FLEXIBLE = """redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX') \
+local consumed = redis.call('incrby', KEYS[1], ARGV[1]) \
+local ttl = redis.call('pttl', KEYS[1]) \
+if ttl == -1 then \
+  redis.call('expire', KEYS[1], ARGV[2]) \
+  ttl = 1000 * ARGV[2] \
+end \
+return {consumed, ttl} \
+"""
+
+ZSET_LOG = ("redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))\n"
+            "if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then\n"
+            "  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])\n"
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+            "  return 1\n"
+            "end\n"
+            "return 0\n")
+
+
+def library_text(lua_dir):
+    """lua/ as one Functions library, exactly as core/CMakeLists.txt makes it."""
+    read = lambda p: open(os.path.join(lua_dir, p)).read()
+    common, entry = read('common.lua'), read('library.lua')
+    lib = 'local function setup()\n' + common + '\nlocal algorithms = {}\n'
+    regs = ''
+    for a in ALGORITHMS:
+        lib += 'do\n' + read('algorithms/%s.lua' % a) + 'algorithms.%s = algo\nend\n' % a
+        for op in OPS:
+            regs += "entries.%s_%s = entry('%s', '%s')\nredis.register_function('@RL_LIBRARY@_%s_%s', entries.%s_%s)\n" % (
+                a, op, a, op, a, op, a, op)
+    lib += 'return { decide = decide, change = change, algorithms = algorithms }\nend\n' + entry + regs
+    lib += "redis.register_function('@RL_LIBRARY@_batch', batch)\n"
+    name = 'rl_' + hashlib.sha1(lib.encode()).hexdigest()[:12]
+    return name, '#!lua name=%s\n%s' % (name, lib.replace('@RL_LIBRARY@', name))
+
+
+class Conn:
+    def __init__(self, port):
+        self.s = socket.create_connection(('127.0.0.1', port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.f = self.s.makefile('rb')
+
+    def __call__(self, *args):
+        out = b'*%d\r\n' % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b'$%d\r\n%s\r\n' % (len(a), a)
+        self.s.sendall(out)
+        return self.read()
+
+    def read(self):
+        line = self.f.readline()
+        kind, rest = line[:1], line[1:-2]
+        if kind == b'+':
+            return rest.decode()
+        if kind == b'-':
+            raise RuntimeError(rest.decode())
+        if kind == b':':
+            return int(rest)
+        if kind == b'$':
+            n = int(rest)
+            if n < 0:
+                return None
+            data = self.f.read(n + 2)[:-2]
+            return data
+        if kind == b'*':
+            n = int(rest)
+            return None if n < 0 else [self.read() for _ in range(n)]
+        raise RuntimeError('bad reply %r' % line)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def limits(min_ttl, limit, window_us, burst=None, g=None):
+    burst = limit if burst is None else burst
+    d = math.gcd(limit, window_us)
+    return '%d %d %d %d %d %d %d' % (min_ttl, limit, window_us, burst, limit // d, window_us // d,
+                                    window_us if g is None else g)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.dir = tempfile.mkdtemp(prefix='lua-cost-')
+        self.port = free_port()
+        cmd = ['redis-server', '--port', str(self.port), '--save', '', '--appendonly', 'no',
+               '--dir', self.dir, '--bind', '127.0.0.1', '--daemonize', 'no']
+        if args.callgrind:
+            cmd = ['valgrind', '--tool=callgrind', '--toggle-collect=fcallCommand',
+                   '--toggle-collect=evalShaCommand', '--dump-instr=no',
+                   '--callgrind-out-file=%s/cg.out.%%p' % self.dir] + cmd
+        self.proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.dir, 'log'), 'w'),
+                                     stderr=subprocess.STDOUT)
+        for _ in range(600):
+            try:
+                self.c = Conn(self.port)
+                self.c('PING')
+                break
+            except (OSError, RuntimeError):
+                time.sleep(0.1)
+        else:
+            raise SystemExit('redis-server did not start (%s/log)' % self.dir)
+        self.lib, text = library_text(args.lua)
+        self.c('FUNCTION', 'LOAD', 'REPLACE', text)
+        self.sha = {n: self.c('SCRIPT', 'LOAD', s).decode()
+                    for n, s in (('redis_rate', REDIS_RATE), ('flexible', FLEXIBLE), ('zset', ZSET_LOG))}
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+    def now_us(self):
+        t = self.c('TIME')
+        return int(t[0]) * 1000000 + int(t[1])
+
+    def measure(self, command, n, before=None, warm=1):
+        """Per call of `command(i)`: (usec, instructions or None)."""
+        c = self.c
+        for i in range(warm):  # the first call parses the limits, loads setup()
+            if before:
+                before(i)
+            command(i)
+        if self.args.callgrind:
+            subprocess.run(['callgrind_control', '-z', str(self.proc.pid)], check=True,
+                           stdout=subprocess.DEVNULL)
+        c('CONFIG', 'RESETSTAT')
+        for i in range(n):
+            if before:
+                before(i)
+            command(i)
+        stats = c('INFO', 'commandstats').decode()
+        usec, calls = 0.0, 0
+        for name in ('fcall', 'evalsha'):
+            m = re.search(r'cmdstat_%s:calls=(\d+),usec=(\d+)' % name, stats)
+            if m:
+                calls += int(m.group(1))
+                usec += int(m.group(2))
+        instr = None
+        if self.args.callgrind:
+            for f in glob.glob(self.dir + '/cg.out.*'):
+                os.remove(f)
+            subprocess.run(['callgrind_control', '-d', str(self.proc.pid)], check=True,
+                           stdout=subprocess.DEVNULL)
+            total = 0
+            for f in glob.glob(self.dir + '/cg.out.*'):
+                for line in open(f):
+                    if line.startswith('summary:') or line.startswith('totals:'):
+                        total = max(total, int(line.split()[1]))
+            instr = total / n
+            if self.args.keep:
+                os.makedirs(self.args.keep, exist_ok=True)
+                self.phase = getattr(self, 'phase', 0) + 1
+                for f in glob.glob(self.dir + '/cg.out.*'):
+                    subprocess.run(['cp', f, '%s/phase%d.out' % (self.args.keep, self.phase)])
+        assert calls == n, (calls, n)
+        return usec / n, instr
+
+    def fcall(self, algo, op, key, now, cost, lim):
+        return self.c('FCALL', '%s_%s_%s' % (self.lib, algo, op), 1, key, now, cost, lim)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('--callgrind', action='store_true')
+    p.add_argument('--lua', default=os.path.join(ROOT, 'lua'),
+                   help='the lua/ directory to measure (e.g. an older one: git archive REV lua | tar -x -C DIR)')
+    p.add_argument('--calls', type=int, default=2000)
+    p.add_argument('--log-calls', type=int, default=200)
+    p.add_argument('--only', default='')
+    p.add_argument('--sizes', default='1,100,1000,10000')
+    p.add_argument('--keep', help='with --callgrind: copy each measured phase\'s callgrind output here')
+    args = p.parse_args()
+    b = Bench(args)
+    rows = []
+    only = [o for o in args.only.split(',') if o]
+
+    def case(name, rl, peer, n, before=None, check=None, warm=1):
+        if only and not any(name.startswith(o) for o in only):
+            return
+        r = b.measure(rl, n, before, warm)
+        q = b.measure(peer, n, before, warm)
+        if check:
+            check()
+        rows.append((name, r, q))
+        print(fmt(rows[-1]), flush=True)
+
+    try:
+        n = args.calls
+        keys = ['{k%d}' % i for i in range(1000)]
+        # gcra, 10^6/s (bench/go): every call admitted, one key.
+        lim = limits(0, 1000000, 1000000)
+        case('gcra admitted',
+             lambda i: b.fcall('gcra', 'acquire', 'rl:b:{g}:v1:gcra:x', '', 1, lim),
+             lambda i: b.c('EVALSHA', b.sha['redis_rate'], 1, 'rate:{g}', 1000000, 1000000, 1, 1), n)
+        lim3 = limits(0, 3, 1000000)  # limit_reduced 3: a fraction in the state
+        case('gcra admitted 3/s',
+             lambda i: b.fcall('gcra', 'acquire', 'rl:b:%s:v1:gcra:3' % keys[i % 1000], '', 1, lim3),
+             lambda i: b.c('EVALSHA', b.sha['redis_rate'], 1, 'rate:3:%s' % keys[i % 1000], 3, 3, 1, 1),
+             min(n, 1000), warm=1000)
+        lim1h = limits(0, 1, 3600000000)
+        case('gcra denied',
+             lambda i: b.fcall('gcra', 'acquire', 'rl:b:{d}:v1:gcra:1h', '', 1, lim1h),
+             lambda i: b.c('EVALSHA', b.sha['redis_rate'], 1, 'rate:{d}', 1, 1, 3600, 1), n)
+        # fixed_window, 1e9 per hour (bench/node), 1,000 keys.
+        limf = limits(0, 1000000000, 3600000000)
+        case('fixed_window admitted',
+             lambda i: b.fcall('fixed_window', 'acquire', 'rl:b:%s:v1:fixed_window:x' % keys[i % 1000], '', 1,
+                               limf),
+             lambda i: b.c('EVALSHA', b.sha['flexible'], 1, 'rlflx:%s' % keys[i % 1000], 1, 3600), n, warm=1000)
+        limf1 = limits(0, 1, 3600000000)
+        case('fixed_window denied',
+             lambda i: b.fcall('fixed_window', 'acquire', 'rl:b:{d}:v1:fixed_window:1', '', 1, limf1),
+             lambda i: b.c('EVALSHA', b.sha['flexible'], 1, 'rlflx:{d}', 1, 3600), n)
+        for size in [int(s) for s in args.sizes.split(',')]:
+            sliding_log(b, case, size, args.log_calls)
+    finally:
+        b.close()
+    print()
+    print('| case | rl us | peer us | ratio us |%s' % (' rl instr | peer instr | ratio instr |' if args.callgrind else ''))
+    print('| --- | ---: | ---: | ---: |%s' % (' ---: | ---: | ---: |' if args.callgrind else ''))
+    for row in rows:
+        print(fmt(row))
+
+
+def fmt(row):
+    name, (ru, ri), (pu, pi) = row
+    s = '| %s | %.2f | %.2f | %.2fx |' % (name, ru, pu, ru / pu if pu else float('nan'))
+    if ri is not None:
+        s += ' %.0f | %.0f | %.2fx |' % (ri, pi, ri / pi)
+    return s
+
+
+def sliding_log(b, case, size, calls):
+    """N live entries, 1 h window: admitted (limit N + 1) and denied (limit N)."""
+    c = b.c
+    rl_key, zkey = 'rl:b:{s%d}:v2:sliding_log:x' % size, 'zlog:{s%d}' % size
+    window_us = 3600 * 1000000
+    now = b.now_us()
+    fill = limits(3600000, size + 1, window_us)
+    # One entry per instant, 1 ms apart, ending now (the fill uses the manual
+    # clock argument; the measured calls read Redis TIME).
+    start = now - size * 1000
+    for i in range(size):
+        r = b.fcall('sliding_log', 'acquire', rl_key, start + i * 1000, 1, fill)
+        assert r[0] == 1, r
+    c('PERSIST', rl_key)
+    rl_dump = c('DUMP', rl_key)
+    c('EVAL', "for i = 1, tonumber(ARGV[1]) do local at = tonumber(ARGV[2]) + i "
+              "redis.call('ZADD', KEYS[1], at, string.format('%x', at * 7919)) end", 1, zkey, size,
+      start // 1000)
+    z_dump = c('DUMP', zkey)
+
+    def restore(i):
+        c('RESTORE', rl_key, 0, rl_dump, 'REPLACE')
+        c('RESTORE', zkey, 0, z_dump, 'REPLACE')
+
+    admit, deny = limits(0, size + 1, window_us), limits(0, size, window_us)
+    ms = lambda: int(time.time() * 1000)
+    member = lambda: '%016x' % random.getrandbits(64)
+
+    def rl_call(lim, want):
+        def call(i):
+            r = b.fcall('sliding_log', 'acquire', rl_key, '', 1, lim)
+            assert r[0] == want, r
+        return call
+
+    def z_call(limit, want):
+        def call(i):
+            r = c('EVALSHA', b.sha['zset'], 1, zkey, ms(), 3600000, limit, member())
+            assert r == want, r
+        return call
+
+    case('sliding_log admitted, %d entries' % size, rl_call(admit, 1), z_call(size + 1, 1), calls, restore)
+    case('sliding_log denied, %d entries' % size, rl_call(deny, 0), z_call(size, 0), calls, restore)
+    c('DEL', rl_key, zkey)
+
+
+if __name__ == '__main__':
+    main()
