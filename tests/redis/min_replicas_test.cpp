@@ -224,7 +224,8 @@ TEST(MinReplicas, AUserNotAllowedWaitGetsAnAuthError) {
   redis_cli(
       "acl setuser rl-no-wait on '>no-wait-pw' resetkeys '~rl:*' '~t*' resetchannels -@all "
       "+evalsha +eval +fcall '+function|load' '+function|list' +auth +select +ping +role +time "
-      "+get +set +del +pexpire +pexpireat +llen +lindex +lrange +lset +ltrim +rpush +rpop");
+      "+get +set +incrby +decrby +del +pexpire +pexpireat +llen +lindex +lrange +lset +ltrim "
+      "+rpush +rpop");
   auto store =
       open_store("redis://rl-no-wait:no-wait-pw@127.0.0.1:" + env_or_fail("RL_TEST_REDIS_PORT") +
                      "?min_replicas=1&min_replicas_timeout_ms=50&breaker_failures=0",
