@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -356,7 +357,7 @@ class NodeConnection final : public Connection {
       wanted_ = false;
       back.swap(handback_);
     }
-    parked_ = false;
+    if (parked_) rejoin_loop();  // then closed with the socket
     if (!back) return;
     if (back->written) {
       pipeline_.add_written(std::move(back->request));
@@ -367,8 +368,27 @@ class NodeConnection final : public Connection {
 
   // I/O thread: the socket is its own again; reading resumes.
   void resume() {
-    parked_ = false;
+    if (!take_socket()) return;
     if (state_ == State::ready && !read_pending_) read();
+  }
+
+  // Back into the event loop. False when it was not parked, or (with
+  // the connection lost) when it cannot be.
+  bool take_socket() {
+    if (!parked_) return false;
+    if (const error_code ec = rejoin_loop()) {
+      lose_connection(failure(Code::backend_unavailable, "socket: " + ec.message()));
+      return false;
+    }
+    return true;
+  }
+
+  error_code rejoin_loop() {
+    parked_ = false;
+    error_code ec;
+    stream_.socket().assign(protocol_, park_fd_, ec);
+    if (ec) ::close(park_fd_);  // not the event loop's: nobody else would close it
+    return ec;
   }
 
   // I/O thread: requests written by their callers join those in flight, in
@@ -424,9 +444,15 @@ class NodeConnection final : public Connection {
     if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
     const int fd = stream_.socket().native_handle();
     if (sync_seen_ && !woken_) {
-      if (read_pending_) {
-        error_code ignored;
-        stream_.socket().cancel(ignored);  // nothing else is pending: the socket is idle
+      // Out of the event loop while parked (its pending read ends, aborted):
+      // the replies callers read do not wake the I/O thread.
+      error_code ec;
+      protocol_ = stream_.socket().local_endpoint(ec).protocol();
+      if (!ec) stream_.socket().release(ec);
+      if (ec) {
+        direct_ok_ = true;
+        direct_fd_ = fd;
+        return;
       }
       parked_ = true;
       owner_ = Owner::parked;
@@ -529,8 +555,10 @@ class NodeConnection final : public Connection {
                               if (gen != generation_) return;
                               read_pending_ = false;
                               // Canceled when the socket was parked: it may be taken back since.
-                              if (ec == asio::error::operation_aborted)
-                                return parked_ ? void() : resume();
+                              if (ec == asio::error::operation_aborted) {
+                                if (!parked_ && state_ == State::ready) read();
+                                return;
+                              }
                               if (ec) return lose_connection(io_failure("read failed", ec));
                               if (on_bytes(std::string_view(read_buffer_.data(), n)) && !parked_)
                                 read();
@@ -898,7 +926,7 @@ class NodeConnection final : public Connection {
   bool watching_ = false;       // the watch timer runs; next look at watch_until_
   Deadline watch_until_;
   Owner owner_ = Owner::io;
-  int park_fd_ = -1;
+  int park_fd_ = -1;         // released from the event loop while parked
   bool sync_seen_ = false;   // a sync call came since the socket was last parked
   bool wanted_ = false;      // a request waits for the caller that has the socket
   bool reclaiming_ = false;  // the I/O thread waits for that caller (owner_free_)
@@ -929,8 +957,9 @@ class NodeConnection final : public Connection {
   std::string rest_;  // of a direct write: leaves before anything else
   bool writing_ = false;
   bool read_pending_ = false;
-  bool parked_ = false;    // the socket is not the I/O thread's (owner_ not io, or not yet seen)
-  bool tls_done_ = false;  // the TLS handshake of this connection completed
+  tcp protocol_ = tcp::v4();  // of the parked socket
+  bool parked_ = false;       // the socket is not the I/O thread's (owner_ not io, or not yet seen)
+  bool tls_done_ = false;     // the TLS handshake of this connection completed
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;
