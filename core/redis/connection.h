@@ -1,7 +1,8 @@
 // One multiplexed connection to one Redis node, shared by every limiter of a
 // store. Requests that arrive while a write is in flight leave together in
 // the next write (automatic pipelining); one that finds the connection idle
-// is written by its caller's thread; replies are matched in order. It
+// is written by its caller's thread, and a sync caller's (SyncCall) also has
+// its reply read there; replies are matched in order. It
 // connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
 // capped, jittered backoff, and completes every request by its deadline. A
 // connection that reads nothing for liveness_timeout while replies are
