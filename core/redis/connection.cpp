@@ -3,9 +3,12 @@
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <condition_variable>
@@ -37,6 +40,34 @@ struct Direct {
   std::string rest;
   SteadyClock::time_point written_at;
 };
+
+// What a sync caller that owned the socket gives back to the I/O thread
+// when it cannot finish alone (its deadline passed, the socket failed or
+// took only part of the request, a reply the I/O thread must see): its
+// request, and the bytes it read, which the I/O thread reads again.
+struct Handback {
+  Request request;
+  bool written = false;  // false: it waits for a write like any other
+  std::string rest;      // what the socket did not take
+  std::string read;
+  SteadyClock::time_point written_at;
+};
+
+// Who may use the socket of a ready connection. io: the I/O thread (it
+// reads, it writes or lets idle callers write). parked: nobody (idle, and
+// the I/O thread has no read pending): a sync caller may take it. caller:
+// one sync caller writes its request and reads its reply.
+enum class Owner { io, parked, caller };
+
+thread_local bool t_sync_call = false;
+std::atomic<uint64_t> g_inline_answers{0};
+
+// A sync caller's reply reader, kept between calls: it is left drained
+// after each call it finishes, and reset after one it gives back.
+ReplyReader& inline_reader() {
+  thread_local ReplyReader reader;
+  return reader;
+}
 
 // How often the I/O thread looks at direct writes while they go on, if no
 // reply made it look sooner: a request whose deadline comes earlier wakes
@@ -86,16 +117,30 @@ class NodeConnection final : public Connection {
   // its request to the socket itself: the I/O thread, which still reads every
   // reply, is not woken to write it. Otherwise the request waits in the inbox
   // for the I/O thread's next write.
+  // A sync caller (SyncCall) that finds the socket parked takes it, writes
+  // and reads its reply itself (answer_inline).
   void send(Request request) override {
+    const bool sync = std::exchange(t_sync_call, false);
     bool wake = false;
     {
-      std::lock_guard lock(inbox_mutex_);
+      std::unique_lock lock(inbox_mutex_);
       if (refusing_) throw Error(Code::shutdown, "store: closed");
-      if (direct_ok_ && inbox_.empty()) {
+      if (sync && owner_ == Owner::parked) {
+        owner_ = Owner::caller;
+        const int fd = park_fd_;
+        lock.unlock();
+        return answer_inline(fd, std::move(request));
+      }
+      sync_seen_ = sync_seen_ || sync;
+      if (owner_ == Owner::io && direct_ok_ && inbox_.empty()) {
         wake = write_direct(std::move(request));
       } else {
         inbox_.push_back(std::move(request));
         wake = true;
+        // The I/O thread takes the socket back: at once when parked, once
+        // the caller that has it is done otherwise.
+        if (owner_ == Owner::parked) owner_ = Owner::io;
+        if (owner_ == Owner::caller) wanted_ = true;
       }
       // One wake-up per burst: everything queued by then leaves together.
       wake = wake && !woken_;
@@ -180,6 +225,172 @@ class NodeConnection final : public Connection {
     return partial || !watched;
   }
 
+  // Caller's thread, owning the socket: nothing is in flight on it, and the
+  // I/O thread neither reads nor writes it until the caller hands it back.
+  // The caller writes, then waits for its replies with poll until its
+  // deadline (or the liveness bound), and runs `done` itself. Anything out
+  // of the ordinary goes back to the I/O thread, which then sees the same
+  // bytes and the same socket as if it had done the call: the failures,
+  // their messages and the reconnects are its own.
+  void answer_inline(int fd, Request request) {
+    Handback back;
+    back.request = std::move(request);
+    // A readable idle socket (the server closed it, a stray reply) is the
+    // I/O thread's to read before anything is written.
+    pollfd quiet{fd, POLLIN, 0};
+    if (::poll(&quiet, 1, 0) != 0) return give_back(std::move(back));
+    const std::string& bytes = back.request.commands;
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      const ssize_t n =
+          ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // full or failing: the I/O thread's write finds out which
+      sent += static_cast<size_t>(n);
+    }
+    back.written = true;
+    back.written_at = SteadyClock::now();
+    if (sent < bytes.size()) {
+      back.rest = bytes.substr(sent);
+      return give_back(std::move(back));
+    }
+    // Past the liveness bound the I/O thread drops the connection, as it
+    // would have with the request in its own hands.
+    const Deadline until =
+        std::min(back.request.deadline, back.written_at + options_.liveness_timeout);
+    ReplyReader& reader = inline_reader();
+    std::vector<Reply> replies;
+    std::array<char, 16 * 1024> buffer;
+    while (replies.size() < back.request.count) {
+      const auto left = until - SteadyClock::now();
+      if (left <= SteadyClock::duration::zero()) return give_back(std::move(back));
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      const timespec wait{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+      pollfd readable{fd, POLLIN, 0};
+      const int ready = ::ppoll(&readable, 1, &wait, nullptr);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) return give_back(std::move(back));
+      const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+      // Closed or failing: the I/O thread's own read says which.
+      if (n <= 0) return give_back(std::move(back));
+      back.read.append(buffer.data(), static_cast<size_t>(n));
+      if (!reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n))))
+        return give_back(std::move(back));
+      while (replies.size() < back.request.count) {
+        std::optional<Reply> reply = reader.next();
+        if (!reply) break;
+        replies.push_back(std::move(*reply));
+      }
+      if (reader.failed()) return give_back(std::move(back));
+    }
+    // More than its replies (a broken stream), or a demoted master's
+    // READONLY (Sentinel): the I/O thread's to act on.
+    const bool readonly = std::any_of(replies.begin(), replies.end(), [](const Reply& r) {
+      return r.is_error() && r.text.compare(0, 8, "READONLY") == 0;
+    });
+    if (readonly || !reader.drained()) return give_back(std::move(back));
+    hand_over(nullptr);
+    g_inline_answers.fetch_add(1, std::memory_order_relaxed);
+    back.request.done(Failure{}, std::move(replies));
+  }
+
+  void give_back(Handback&& back) {
+    inline_reader().reset();
+    hand_over(&back);
+  }
+
+  // Caller's thread: the socket goes back, parked for the next sync caller,
+  // or to the I/O thread when it wants it (a request came meanwhile, the
+  // caller gives one back, the I/O thread is closing the socket).
+  void hand_over(Handback* back) {
+    bool wake = false;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      if (back != nullptr) handback_ = std::move(*back);
+      if (reclaiming_) {
+        owner_ = Owner::io;
+        owner_free_.notify_all();
+        return;
+      }
+      if (back == nullptr && !wanted_) {
+        owner_ = Owner::parked;
+        return;
+      }
+      owner_ = Owner::io;
+      wanted_ = false;
+      wake = !woken_;
+      woken_ = true;
+    }
+    if (wake) asio::post(io_, [this] { take_inbox(); });
+  }
+
+  // I/O thread: a request a caller gave back joins the pipeline, and the
+  // bytes it read are read again.
+  void take_handback(Handback&& back) {
+    if (!back.written) return pipeline_.enqueue(std::move(back.request));
+    if (!pipeline_.awaiting()) {
+      waiting_since_ = back.written_at;
+      arm_liveness();
+    }
+    rest_ += back.rest;
+    pipeline_.add_written(std::move(back.request));
+    arm_deadline();
+    if (!back.read.empty()) on_bytes(back.read);
+  }
+
+  // I/O thread, before it drops the socket: a caller that has it is woken
+  // (the socket is shut down under its poll) and waited for; what it gives
+  // back fails with the rest.
+  void reclaim() {
+    if (!parked_) return;
+    std::optional<Handback> back;
+    {
+      std::unique_lock lock(inbox_mutex_);
+      if (owner_ == Owner::caller) {
+        reclaiming_ = true;
+        ::shutdown(park_fd_, SHUT_RDWR);
+        owner_free_.wait(lock, [this] { return owner_ != Owner::caller; });
+        reclaiming_ = false;
+      }
+      owner_ = Owner::io;
+      wanted_ = false;
+      back.swap(handback_);
+    }
+    if (parked_) rejoin_loop();  // then closed with the socket
+    if (!back) return;
+    if (back->written) {
+      pipeline_.add_written(std::move(back->request));
+    } else {
+      pipeline_.enqueue(std::move(back->request));
+    }
+  }
+
+  // I/O thread: the socket is its own again; reading resumes.
+  void resume() {
+    if (!take_socket()) return;
+    if (state_ == State::ready && !read_pending_) read();
+  }
+
+  // Back into the event loop. False when it was not parked, or (with
+  // the connection lost) when it cannot be.
+  bool take_socket() {
+    if (!parked_) return false;
+    if (const error_code ec = rejoin_loop()) {
+      lose_connection(failure(Code::backend_unavailable, "socket: " + ec.message()));
+      return false;
+    }
+    return true;
+  }
+
+  error_code rejoin_loop() {
+    parked_ = false;
+    error_code ec;
+    stream_.socket().assign(protocol_, park_fd_, ec);
+    if (ec) ::close(park_fd_);  // not the event loop's: nobody else would close it
+    return ec;
+  }
+
   // I/O thread: requests written by their callers join those in flight, in
   // the order they were written. Run before reading replies and before
   // writing or dropping the socket.
@@ -223,14 +434,35 @@ class NodeConnection final : public Connection {
   // the I/O thread's writes (one write per burst), and a lone caller, once
   // its reply is in, writes its next request itself. Only on plain TCP: a
   // TLS session's state belongs to the I/O thread.
+  // After a sync call the idle socket is parked instead: the I/O thread
+  // stops reading it, and the next sync caller reads its own reply.
   void allow_direct_if_idle() {
     if (state_ != State::ready || writing_ || !pipeline_.empty() || !rest_.empty() ||
-        stream_.is_tls())
+        stream_.is_tls() || parked_)
       return;
     std::lock_guard lock(inbox_mutex_);
     if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
+    const int fd = stream_.socket().native_handle();
+    if (sync_seen_ && !woken_) {
+      // Out of the event loop while parked (its pending read ends, aborted):
+      // the replies callers read do not wake the I/O thread.
+      error_code ec;
+      protocol_ = stream_.socket().local_endpoint(ec).protocol();
+      if (!ec) stream_.socket().release(ec);
+      if (ec) {
+        direct_ok_ = true;
+        direct_fd_ = fd;
+        return;
+      }
+      parked_ = true;
+      owner_ = Owner::parked;
+      park_fd_ = fd;
+      sync_seen_ = false;
+      direct_ok_ = false;
+      return;
+    }
     direct_ok_ = true;
-    direct_fd_ = stream_.socket().native_handle();
+    direct_fd_ = fd;
   }
 
   // While callers write directly, look at their requests at least every
@@ -257,14 +489,20 @@ class NodeConnection final : public Connection {
   void take_inbox() {
     std::vector<Request> batch;
     std::vector<Direct> direct;
+    std::optional<Handback> back;
     bool start_watch = false;
+    bool take_back = false;
     {
       std::lock_guard lock(inbox_mutex_);
       batch.swap(inbox_);
       direct.swap(direct_);
+      back.swap(handback_);
       woken_ = false;
       start_watch = !watching_ && direct_writes_ > 0;
+      take_back = parked_ && owner_ == Owner::io;
     }
+    if (back) take_handback(std::move(*back));
+    if (take_back) resume();
     admit_direct(direct);
     if (start_watch) watch_direct();
     Completions refused;
@@ -289,7 +527,7 @@ class NodeConnection final : public Connection {
   // Everything waiting leaves in one write; what arrives meanwhile waits for
   // the next one.
   void flush() {
-    if (state_ != State::ready || writing_) return;
+    if (state_ != State::ready || writing_ || parked_) return;
     stop_direct();
     if (!pipeline_.has_unsent() && rest_.empty()) return allow_direct_if_idle();
     write_buffer_ = std::exchange(rest_, {});
@@ -311,25 +549,42 @@ class NodeConnection final : public Connection {
   }
 
   void read() {
-    stream_.async_read_some(
-        asio::buffer(read_buffer_), [this, gen = generation_](error_code ec, size_t n) {
-          if (gen != generation_) return;
-          if (ec) return lose_connection(io_failure("read failed", ec));
-          admit_direct();                       // replies to them may be among these bytes
-          waiting_since_ = SteadyClock::now();  // the peer is alive
-          if (!reader_.feed(std::string_view(read_buffer_.data(), n))) {
-            return lose_connection(failure(Code::backend_unavailable, reader_.error()));
-          }
-          while (gen == generation_) {
-            std::optional<Reply> reply = reader_.next();
-            if (reader_.failed()) {
-              return lose_connection(failure(Code::backend_unavailable, reader_.error()));
-            }
-            if (!reply) break;
-            on_reply(std::move(*reply));
-          }
-          if (gen == generation_) read();
-        });
+    read_pending_ = true;
+    stream_.async_read_some(asio::buffer(read_buffer_),
+                            [this, gen = generation_](error_code ec, size_t n) {
+                              if (gen != generation_) return;
+                              read_pending_ = false;
+                              // Canceled when the socket was parked: it may be taken back since.
+                              if (ec == asio::error::operation_aborted) {
+                                if (!parked_ && state_ == State::ready) read();
+                                return;
+                              }
+                              if (ec) return lose_connection(io_failure("read failed", ec));
+                              if (on_bytes(std::string_view(read_buffer_.data(), n)) && !parked_)
+                                read();
+                            });
+  }
+
+  // Bytes read from the socket (or by a caller that gave its request back).
+  // False once the connection was lost meanwhile.
+  bool on_bytes(std::string_view bytes) {
+    const uint64_t gen = generation_;
+    admit_direct();                       // replies to them may be among these bytes
+    waiting_since_ = SteadyClock::now();  // the peer is alive
+    if (!reader_.feed(bytes)) {
+      lose_connection(failure(Code::backend_unavailable, reader_.error()));
+      return false;
+    }
+    while (gen == generation_) {
+      std::optional<Reply> reply = reader_.next();
+      if (reader_.failed()) {
+        lose_connection(failure(Code::backend_unavailable, reader_.error()));
+        return false;
+      }
+      if (!reply) break;
+      on_reply(std::move(*reply));
+    }
+    return gen == generation_;
   }
 
   void on_reply(Reply reply) {
@@ -614,6 +869,7 @@ class NodeConnection final : public Connection {
 
   void drop_socket() {
     // What callers wrote to it fails with the rest of what is in flight.
+    reclaim();
     stop_direct();
     rest_.clear();
     ++generation_;  // callbacks of the old socket see a new generation and stop
@@ -624,6 +880,7 @@ class NodeConnection final : public Connection {
     liveness_timer_.cancel();
     liveness_armed_ = false;
     writing_ = false;
+    read_pending_ = false;
     reset_reader();
   }
 
@@ -668,6 +925,13 @@ class NodeConnection final : public Connection {
   uint64_t direct_writes_ = 0;  // since the last watch
   bool watching_ = false;       // the watch timer runs; next look at watch_until_
   Deadline watch_until_;
+  Owner owner_ = Owner::io;
+  int park_fd_ = -1;         // released from the event loop while parked
+  bool sync_seen_ = false;   // a sync call came since the socket was last parked
+  bool wanted_ = false;      // a request waits for the caller that has the socket
+  bool reclaiming_ = false;  // the I/O thread waits for that caller (owner_free_)
+  std::condition_variable owner_free_;
+  std::optional<Handback> handback_;
 
   std::mutex first_mutex_;  // the first attempt's result, for open
   std::condition_variable first_done_;
@@ -692,7 +956,10 @@ class NodeConnection final : public Connection {
   Pipeline pipeline_;
   std::string rest_;  // of a direct write: leaves before anything else
   bool writing_ = false;
-  bool tls_done_ = false;  // the TLS handshake of this connection completed
+  bool read_pending_ = false;
+  tcp protocol_ = tcp::v4();  // of the parked socket
+  bool parked_ = false;       // the socket is not the I/O thread's (owner_ not io, or not yet seen)
+  bool tls_done_ = false;     // the TLS handshake of this connection completed
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;
@@ -702,6 +969,20 @@ class NodeConnection final : public Connection {
 };
 
 }  // namespace
+
+SyncCall::SyncCall() {
+  t_sync_call = true;
+}
+SyncCall::~SyncCall() {
+  t_sync_call = false;
+}
+void forgo_sync_call() {
+  t_sync_call = false;
+}
+
+uint64_t sync_calls_answered_inline() {
+  return g_inline_answers.load(std::memory_order_relaxed);
+}
 
 std::string format_command(const std::vector<std::string_view>& args) {
   std::vector<const char*> argv;

@@ -1,7 +1,8 @@
 // One multiplexed connection to one Redis node, shared by every limiter of a
 // store. Requests that arrive while a write is in flight leave together in
 // the next write (automatic pipelining); one that finds the connection idle
-// is written by its caller's thread; replies are matched in order. It
+// is written by its caller's thread, and a sync caller's (SyncCall) also has
+// its reply read there; replies are matched in order. It
 // connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
 // capped, jittered backoff, and completes every request by its deadline. A
 // connection that reads nothing for liveness_timeout while replies are
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -78,8 +80,9 @@ struct Failure {
   explicit operator bool() const { return code != Code::ok; }
 };
 
-// Runs exactly once on the I/O thread: with a failure, or with one reply per
-// command, in order.
+// Runs exactly once: with a failure, or with one reply per command, in
+// order. On the I/O thread, or on a synchronous caller's own thread when
+// that caller read its reply itself (see SyncCall).
 using ReplyHandler = std::function<void(Failure&&, std::vector<Reply>&&)>;
 
 struct Request {
@@ -98,6 +101,29 @@ std::string format_command(const std::vector<std::string_view>& args);
 // dead connection does not make it grow without bound.
 size_t requests_held();
 
+// While one lives on a thread, the next send() from that thread is the
+// request of a caller that blocks until it is answered (a sync call). On a
+// connection with nothing in flight such a caller writes its request and
+// reads its reply itself, with its deadline, and runs the request's handler
+// on its own thread: the I/O thread is not involved. Otherwise the request
+// goes the usual way.
+class SyncCall {
+ public:
+  SyncCall();
+  ~SyncCall();
+  SyncCall(const SyncCall&) = delete;
+  SyncCall& operator=(const SyncCall&) = delete;
+};
+
+// The next send() from this thread goes the usual way: a sync call that
+// sends to several nodes must not wait for one node's reply before it
+// sends to the next.
+void forgo_sync_call();
+
+// Requests answered so far on their caller's thread (SyncCall), process-wide:
+// tests check that a lone sync caller does not go through the I/O thread.
+uint64_t sync_calls_answered_inline();
+
 class Connection {
  public:
   virtual ~Connection() = default;
@@ -106,8 +132,9 @@ class Connection {
   // files that do not load.
   static std::unique_ptr<Connection> create(boost::asio::io_context& io, NodeOptions options);
 
-  // Any thread; on an idle connection it writes to the socket itself (the
-  // reply is still read, and `done` run, on the I/O thread). Throws
+  // Any thread; on an idle connection it writes to the socket itself (a
+  // SyncCall also reads its reply and runs `done`; otherwise the reply is
+  // read, and `done` run, on the I/O thread). Throws
   // Code::shutdown once refuse_new() was called. While
   // the node is known down (between reconnect attempts), the request fails
   // at once with the last cause; requests that were written when the

@@ -89,6 +89,7 @@ void Dispatcher::send(const std::shared_ptr<Join>& join, const std::vector<Attem
     std::lock_guard lock(join->mutex);
     join->outstanding += groups.size();
   }
+  if (groups.size() > 1) forgo_sync_call();  // each node's request leaves at once
   for (Group& g : groups) {
     std::vector<ScriptCall> calls;
     calls.reserve(g.indices.size());

@@ -382,6 +382,7 @@ Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
   if (store_->on_io_thread()) return Outcome::failure(Code::unsupported, kSyncOnIoThread);
   try {
     return wait_for<Outcome>([&](auto done) {
+      SyncCall sync;  // on an idle connection this thread reads its own reply
       run_async(Call{op, std::string(key), cost, timeout_us}, std::move(done));
     });
   } catch (const Error& e) {
@@ -394,6 +395,7 @@ std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
   if (store_->on_io_thread()) throw Error(Code::unsupported, kSyncOnIoThread);
   using Result = std::pair<Outcome, std::vector<Outcome>>;  // failure, outcomes
   Result r = wait_for<Result>([&](auto done) {
+    SyncCall sync;
     run_batch_async(std::move(calls), [done](Outcome&& failure, std::vector<Outcome>&& outcomes) {
       Result value{std::move(failure), std::move(outcomes)};
       done(std::move(value));

@@ -86,6 +86,10 @@ void ReplyReader::reset() {
   refused_.clear();
 }
 
+bool ReplyReader::drained() const {
+  return !failed() && reader_->ridx == -1 && reader_->pos == reader_->len;
+}
+
 void ReplyReader::fail(std::string_view why) {
   error_ = "protocol error: ";
   error_ += why;

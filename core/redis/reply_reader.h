@@ -37,6 +37,8 @@ class ReplyReader {
   const std::string& error() const { return error_; }
   // Forgets buffered bytes and any error: the stream of a new connection.
   void reset();
+  // Nothing buffered and no reply begun: every byte fed was read as replies.
+  bool drained() const;
 
   // Called by hiredis while it parses (reply_reader.cpp): why an array was
   // refused, reported by next() as the protocol error.
