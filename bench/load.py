@@ -8,6 +8,10 @@ machine's figures (only ratios within one run mean anything there).
   load.py record start|end    a JSON line of the load average, nproc and the
                               builds running (compilers, linkers, ninja, make),
                               for a results file of bench/run
+  load.py settle SECONDS      waits (at most SECONDS) until the load is no
+                              longer noisy: the bench's own load, or a
+                              build's, lingers in the 1-minute average for
+                              about a minute after it ends; prints the wait
   load.py -- COMMAND [ARG...] runs COMMAND between a "load average at start"
                               line (and the noisy mark) and a "load average at
                               end" line, on stderr (for the benches run alone:
@@ -20,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 # The 1-minute load average per core above which a run is noisy.
 NOISY_PER_CORE = 0.5
@@ -77,6 +82,14 @@ def main():
         loads, cpus = now()
         print(json.dumps({"bench": "load", "at": args[1], "loadavg": [round(x, 2) for x in loads], "cpus": cpus,
                           "builds": builds()}))
+        return 0
+    if len(args) == 2 and args[0] == "settle" and args[1].isdigit():
+        began = time.monotonic()
+        while noisy(now()[0][0], now()[1]) and time.monotonic() - began < int(args[1]):
+            time.sleep(5)
+        loads, cpus = now()
+        print(f"waited {time.monotonic() - began:.0f} s for the load to settle: {show(loads)} on {cpus} CPUs"
+              + (" (still noisy)" if noisy(loads[0], cpus) else ""), file=sys.stderr)
         return 0
     if len(args) >= 2 and args[0] == "--":
         loads, cpus = now()
