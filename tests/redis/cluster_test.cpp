@@ -900,6 +900,9 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
   if (now_serving == master.port) return;
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
+  // In shape for the next test: every node agrees on the map (the TLS test
+  // right after timed out on a node still converging).
+  ASSERT_TRUE(wait_until([&] { return epochs_agree() && cluster_ok(); }, Ms(15000)));
 }
 
 TEST(Cluster, AFailoverLosesNoAdmissionWithMinReplicas) {
