@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -62,6 +63,14 @@ int tls_port_of(int port) {
   return 0;
 }
 
+// The number `text` starts with (-1 when none): CLUSTER NODES as redis-cli
+// prints it, which may be cut or an error when a node is going away.
+int number_in(const std::string& text) {
+  int value = -1;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
 struct Node {
   std::string id;
   int port = 0;
@@ -81,16 +90,18 @@ std::vector<Node> nodes_seen_by(int port) {
     Node n;
     std::string address, flags, ping, pong, epoch, link;
     if (!(f >> n.id >> address >> flags >> n.master_id >> ping >> pong >> epoch >> link)) continue;
-    n.port = std::stoi(address.substr(address.find(':') + 1, address.find('@')));
+    // Not a node's line (redis-cli's own message when the node went away).
+    if (n.id.size() != 40 || address.find(':') == std::string::npos) continue;
+    n.port = number_in(address.substr(address.find(':') + 1));
     n.master = flags.find("master") != std::string::npos;
     n.failed = flags.find("fail") != std::string::npos;
     n.myself = flags.find("myself") != std::string::npos;
     for (std::string range; f >> range;) {
       if (range.front() == '[') continue;  // a slot being moved
       const size_t dash = range.find('-');
-      const int first = std::stoi(range.substr(0, dash));
+      const int first = number_in(range.substr(0, dash));
       n.slots.emplace_back(first,
-                           dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
+                           dash == std::string::npos ? first : number_in(range.substr(dash + 1)));
     }
     nodes.push_back(n);
   }
@@ -219,18 +230,61 @@ bool in_sync(int replica_port) {
   return cli(replica_port, "info replication").find("master_link_status:up") != std::string::npos;
 }
 
-// Makes a replica its master's master with CLUSTER FAILOVER, once it is in
-// sync; asks again if a try does not finish in 3 s.
-bool promote(int replica_port) {
-  const auto until = Steady::now() + std::chrono::seconds(30);
+// Whether every node answers with the same cluster_current_epoch.
+bool epochs_agree() {
+  std::set<std::string> epochs;
+  for (int port : all_ports()) {
+    std::istringstream in(cli(port, "cluster info"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("cluster_current_epoch:", 0) == 0) epochs.insert(trimmed(line));
+    }
+  }
+  return epochs.size() == 1;
+}
+
+// Whether the cluster settled on `port` as a master: every node that
+// answers sees it as a master with slots, and they agree on the epoch.
+bool settled_as_master(int port) {
+  if (!is_master(port) || !epochs_agree() || !cluster_ok()) return false;
+  for (int seen_by : all_ports()) {
+    for (const Node& n : nodes_seen_by(seen_by)) {
+      if (n.port == port && (!n.master || n.slots.empty())) return false;
+    }
+  }
+  return true;
+}
+
+// Asks a replica to take over with CLUSTER FAILOVER, once it is in sync,
+// until it says it is master (asked again if a try does not end in 3 s).
+bool ask_to_take_over(int replica_port, Steady::time_point until) {
   while (Steady::now() < until) {
-    if (is_master(replica_port) && cluster_ok()) return true;
-    if (!is_master(replica_port) && in_sync(replica_port)) {
+    if (is_master(replica_port)) return true;
+    if (in_sync(replica_port)) {
       cli(replica_port, "cluster failover");
       wait_until([&] { return is_master(replica_port); }, Ms(3000));
     } else {
       std::this_thread::sleep_for(Ms(50));
     }
+  }
+  return false;
+}
+
+// Makes a replica its master's master, and waits until the cluster settled
+// on it (twice, 300 ms apart). A takeover can be undone moments after it
+// said it won (a config epoch collision right after another failover):
+// then the old master keeps its slots and refuses writes until its manual
+// failover times out (5 s, the client pause CLUSTER FAILOVER puts on it), so
+// the replica is asked again, which ends that pause either way.
+bool promote(int replica_port) {
+  const auto until = Steady::now() + std::chrono::seconds(30);
+  while (ask_to_take_over(replica_port, until)) {
+    if (wait_until([&] { return settled_as_master(replica_port) || !is_master(replica_port); },
+                   Ms(5000)) &&
+        settled_as_master(replica_port)) {
+      std::this_thread::sleep_for(Ms(300));
+      if (settled_as_master(replica_port)) return true;
+    }
+    if (Steady::now() >= until) break;
   }
   return false;
 }
@@ -394,12 +448,13 @@ TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
   const Node replica = replica_of(master);
   ASSERT_TRUE(wait_until([&] { return in_sync(replica.port); }, Ms(15000)));
   const auto started = Steady::now();
-  ASSERT_TRUE(promote(replica.port));
+  ASSERT_TRUE(ask_to_take_over(replica.port, started + std::chrono::seconds(30)));
   // The old master is a replica now and answers MOVED.
   EXPECT_EQ(remaining_after_acquire(limiter, key), 98);
   const auto took = std::chrono::duration_cast<Ms>(Steady::now() - started);
   std::cout << "[ figure ] manual failover: first decision on the new master " << took.count()
             << " ms after CLUSTER FAILOVER\n";
+  ASSERT_TRUE(promote(replica.port));  // settled
   // And back, so that the other tests find the cluster as it was.
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(remaining_after_acquire(limiter, key), 97);
@@ -769,18 +824,6 @@ TEST(Cluster, AFailedOverMastersSlotsMoveToTheNewMastersBreaker) {
   ASSERT_TRUE(wait_until([&] { return !is_master(master.port) && cluster_ok(); }, Ms(15000)));
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(limiter.run(Op::acquire, key, 1).verdict.source, Source::store);
-}
-
-// Whether every node answers with the same cluster_current_epoch.
-bool epochs_agree() {
-  std::set<std::string> epochs;
-  for (int port : all_ports()) {
-    std::istringstream in(cli(port, "cluster info"));
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("cluster_current_epoch:", 0) == 0) epochs.insert(trimmed(line));
-    }
-  }
-  return epochs.size() == 1;
 }
 
 // Which of `keys` (each admitted once, limit 1/h) the node at `port` holds,
