@@ -23,6 +23,7 @@
 #include <sstream>
 #include <thread>
 
+#include "admission_ledger.h"
 #include "redis/cluster_slots.h"
 #include "redis_env.h"
 
@@ -878,23 +879,8 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
     const std::string key = "f" + std::to_string(i);
     if (holds(master, slot_of(key))) keys.push_back(key);
   }
-  std::vector<std::string> admitted;
-  std::vector<std::string> failed;
-  std::map<std::string, int> failures;
-  size_t calls = 0;
-  auto decide = [&] {
-    const std::string& key = keys.at(calls++);
-    const Outcome o = limiter.run(Op::acquire, key, 1);
-    if (o.code == Code::ok) {
-      EXPECT_TRUE(o.verdict.allowed) << key;
-      admitted.push_back(key);
-      return true;
-    }
-    EXPECT_TRUE(o.code == Code::backend_unavailable || o.code == Code::timeout) << o.message;
-    ++failures[code_name(static_cast<int>(o.code))];
-    failed.push_back(key);
-    return false;
-  };
+  AdmissionLedger ledger(limiter);
+  auto decide = [&] { return ledger.decide(keys.at(ledger.calls())); };
   for (int i = 0; i < 100; ++i) decide();  // before: replicated long before the failover
 
   const auto t0 = Steady::now();
@@ -902,7 +888,7 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
   // Until the replica says it serves the keys' slot (asked again when a try
   // did not finish in 3 s: an election can fail, e.g. for want of votes).
   auto asked = t0;
-  while (calls % 50 != 0 || !serves(replica.port, slot_of(keys[0]))) {
+  while (ledger.calls() % 50 != 0 || !serves(replica.port, slot_of(keys[0]))) {
     ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the replica never took over";
     if (Steady::now() - asked > std::chrono::seconds(3) && !is_master(replica.port)) {
       cli(replica.port, "cluster failover force");
@@ -916,26 +902,23 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
   while (true) {
     ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the store never followed";
     if (!decide()) continue;
-    const std::vector<bool> seen = remembered_by(server(), prefix, {admitted.back()});
+    const std::vector<bool> seen = remembered_by(server(), prefix, {ledger.admitted().back()});
     if (!seen.empty() && seen[0]) break;
   }
   ASSERT_TRUE(wait_until([&] { return epochs_agree() && cluster_ok(); }, Ms(15000)));
   const int now_serving = server();
   ASSERT_TRUE(serves(now_serving, slot));
-  const std::vector<bool> kept = remembered_by(now_serving, prefix, admitted);
-  const std::vector<bool> failed_kept = remembered_by(now_serving, prefix, failed);
-  ASSERT_EQ(kept.size(), admitted.size());
-  ASSERT_EQ(failed_kept.size(), failed.size());
+  const std::vector<bool> kept = remembered_by(now_serving, prefix, ledger.admitted());
+  const std::vector<bool> failed_kept = remembered_by(now_serving, prefix, ledger.failed());
+  ASSERT_EQ(kept.size(), ledger.admitted().size());
+  ASSERT_EQ(failed_kept.size(), ledger.failed().size());
   const int64_t lost = std::count(kept.begin(), kept.end(), false);
   const int64_t counted_anyway = std::count(failed_kept.begin(), failed_kept.end(), true);
   std::cout << "[ figure ] Cluster failover (FORCE"
             << (now_serving == master.port ? ", undone: the old master kept its slots" : "")
-            << "), min_replicas=" << min_replicas << ": " << admitted.size() << " of " << calls
-            << " decisions admitted, " << lost << " of them lost by the new master; "
-            << failed.size() << " failed (";
-  for (const auto& [status, count] : failures) std::cout << status << " x" << count << " ";
-  std::cout << counted_anyway << " of them counted by the new master all the same); "
-            << std::chrono::duration_cast<Ms>(Steady::now() - t0).count() << " ms\n";
+            << "), min_replicas=" << min_replicas << ": ";
+  ledger.describe(std::cout, lost, counted_anyway);
+  std::cout << "; " << std::chrono::duration_cast<Ms>(Steady::now() - t0).count() << " ms\n";
   if (min_replicas > 0) {
     EXPECT_EQ(lost, 0);
   }

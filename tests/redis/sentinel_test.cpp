@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "admission_ledger.h"
 #include "redis_env.h"
 
 namespace rl::test {
@@ -270,28 +271,13 @@ void count_admissions_lost_in_a_failover(int min_replicas) {
                      "&prefix=" + prefix,
                  {});
   Limiter limiter(store, limiter_settings("gcra", "1/h"));
-  std::vector<std::string> admitted;
-  std::vector<std::string> failed;
-  std::map<std::string, int> failures;
-  int64_t calls = 0;
-  auto decide = [&] {
-    const std::string key = "d" + std::to_string(calls++);
-    const Outcome o = limiter.run(Op::acquire, key, 1);
-    if (o.code == Code::ok) {
-      EXPECT_TRUE(o.verdict.allowed) << key;
-      admitted.push_back(key);
-      return true;
-    }
-    EXPECT_TRUE(o.code == Code::backend_unavailable || o.code == Code::timeout) << o.message;
-    ++failures[code_name(static_cast<int>(o.code))];
-    failed.push_back(key);
-    return false;
-  };
+  AdmissionLedger ledger(limiter);
+  auto decide = [&] { return ledger.decide("d" + std::to_string(ledger.calls())); };
   for (int i = 0; i < 100; ++i) decide();  // before: replicated long before the failover
 
   const auto t0 = Clock::now();
   ASSERT_NE(sentinel_cli("sentinel failover " + master).find("OK"), std::string::npos);
-  while (calls % 50 != 0 || master_port() == old_port) {
+  while (ledger.calls() % 50 != 0 || master_port() == old_port) {
     ASSERT_LT(Clock::now() - t0, std::chrono::seconds(30)) << "the sentinel never switched";
     decide();
   }
@@ -299,18 +285,15 @@ void count_admissions_lost_in_a_failover(int min_replicas) {
   // Then until an admitted decision shows on the new master.
   while (true) {
     ASSERT_LT(Clock::now() - t0, std::chrono::seconds(30)) << "the store never followed";
-    if (decide() && remembered_by(new_port, prefix, {admitted.back()})[0]) break;
+    if (decide() && remembered_by(new_port, prefix, {ledger.admitted().back()})[0]) break;
   }
-  const std::vector<bool> kept = remembered_by(new_port, prefix, admitted);
+  const std::vector<bool> kept = remembered_by(new_port, prefix, ledger.admitted());
   const int64_t lost = std::count(kept.begin(), kept.end(), false);
-  const std::vector<bool> failed_kept = remembered_by(new_port, prefix, failed);
+  const std::vector<bool> failed_kept = remembered_by(new_port, prefix, ledger.failed());
   const int64_t counted_anyway = std::count(failed_kept.begin(), failed_kept.end(), true);
-  std::cout << "[ figure ] Sentinel failover, min_replicas=" << min_replicas << ": "
-            << admitted.size() << " of " << calls << " decisions admitted, " << lost
-            << " of them lost by the new master; " << failed.size() << " failed (";
-  for (const auto& [status, count] : failures) std::cout << status << " x" << count << " ";
-  std::cout << counted_anyway << " of them counted by the new master all the same); "
-            << std::chrono::duration_cast<Ms>(Clock::now() - t0).count() << " ms\n";
+  std::cout << "[ figure ] Sentinel failover, min_replicas=" << min_replicas << ": ";
+  ledger.describe(std::cout, lost, counted_anyway);
+  std::cout << "; " << std::chrono::duration_cast<Ms>(Clock::now() - t0).count() << " ms\n";
   if (min_replicas > 0) {
     EXPECT_EQ(lost, 0);
   }
