@@ -56,16 +56,39 @@ std::string describe(const Verdict& v) {
          std::to_string(v.suppression_factor) + "}";
 }
 
+// The same limiter on memory:// and on Redis, both under the manual clock.
+// Batches of up to 200 suppressed calls: a loaded machine may hold one past
+// the default deadline, which is not what these tests measure.
+struct BothStores {
+  explicit BothStores(const Settings& settings)
+      : memory(open_store("memory://?clock=manual", {})),
+        redis(open_redis("clock=manual&timeout_ms=60000")),
+        on_memory(memory, settings),
+        on_redis(redis, settings) {}
+  std::shared_ptr<Store> memory;
+  std::shared_ptr<Store> redis;
+  Limiter on_memory;
+  Limiter on_redis;
+};
+
+// Every call of two runs of the same load decided alike, with the same
+// suppression factors.
+template <class Run>
+void expect_decided_alike(const Run& m, const Run& r) {
+  ASSERT_EQ(r.decisions.size(), m.decisions.size());
+  const auto first_difference =
+      std::mismatch(m.decisions.begin(), m.decisions.end(), r.decisions.begin()).first -
+      m.decisions.begin();
+  EXPECT_EQ(r.decisions, m.decisions) << "first difference at call " << first_difference;
+  EXPECT_EQ(r.factors, m.factors);
+}
+
 class SuppressedEquivalence : public ::testing::TestWithParam<Config> {};
 
 TEST_P(SuppressedEquivalence, RandomSequencesDecideAsTheMemoryStore) {
   const Settings settings = settings_of(GetParam());
-  auto memory = open_store("memory://?clock=manual", {});
-  // Batches of up to 200 suppressed calls: a loaded machine may hold one
-  // past the default deadline, which is not what this test measures.
-  auto redis = open_redis("clock=manual&timeout_ms=60000");
-  Limiter on_memory(memory, settings);
-  Limiter on_redis(redis, settings);
+  BothStores both(settings);
+  auto& [memory, redis, on_memory, on_redis] = both;
   const int64_t start = 1'700'000'000'000'000;
   manual_clock(*memory).set(start);
   manual_clock(*redis).set(start);
@@ -118,12 +141,8 @@ INSTANTIATE_TEST_SUITE_P(Configs, SuppressedEquivalence, ::testing::ValuesIn(kCo
 // is decided as the memory store decides the same calls one by one.
 TEST(SuppressedCoalescing, BatchedCallsCarryTheirDrawsAndDecideAsTheMemoryStore) {
   const Settings settings = settings_of({"20/s, 50/10s", "2", "1ms", nullptr});
-  auto memory = open_store("memory://?clock=manual", {});
-  // Batches of up to 200 suppressed calls: a loaded machine may hold one
-  // past the default deadline, which is not what this test measures.
-  auto redis = open_redis("clock=manual&timeout_ms=60000");
-  Limiter on_memory(memory, settings);
-  Limiter on_redis(redis, settings);
+  BothStores both(settings);
+  auto& [memory, redis, on_memory, on_redis] = both;
   manual_clock(*memory).set(1'700'000'000'000'000);
   manual_clock(*redis).set(1'700'000'000'000'000);
   std::mt19937_64 random(42);
@@ -174,24 +193,15 @@ TEST_P(SuppressedSteadyLoad, RedisDecidesEveryCallAsTheMemoryStore) {
   settings.set("hard_limit_factor", "1.5");
   settings.set("seed", "7");
   const int64_t start = 1'700'000'000'000'000;
-  auto memory = open_store("memory://?clock=manual", {});
-  // Batches of up to 200 suppressed calls: a loaded machine may hold one
-  // past the default deadline, which is not what this test measures.
-  auto redis = open_redis("clock=manual&timeout_ms=60000");
-  Limiter on_memory(memory, settings);
-  Limiter on_redis(redis, settings);
+  BothStores both(settings);
+  auto& [memory, redis, on_memory, on_redis] = both;
   const SteadyLoad load{1000, tenths, tenths >= 200 ? 30 : 60};
   const LoadRun m = run_steady_load(on_memory, manual_clock(*memory), start, load);
   const auto began = std::chrono::steady_clock::now();
   const LoadRun r = run_steady_load(on_redis, manual_clock(*redis), start, load);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  ASSERT_EQ(r.decisions.size(), m.decisions.size());
-  const auto first_difference =
-      std::mismatch(m.decisions.begin(), m.decisions.end(), r.decisions.begin()).first -
-      m.decisions.begin();
-  EXPECT_EQ(r.decisions, m.decisions) << "first difference at call " << first_difference;
-  EXPECT_EQ(r.factors, m.factors);
+  expect_decided_alike(m, r);
   EXPECT_EQ(r.accepted, m.accepted);
   std::printf(
       "load %4.1fx, %d windows: %zu calls decided alike on memory:// and Redis (%.1f s "
@@ -222,21 +232,12 @@ TEST_P(SuppressedEvenLoad, RedisDecidesEveryCallAsTheMemoryStore) {
   settings.set("hard_limit_factor", c.factor);
   settings.set("seed", "7");
   const int64_t start = 1'700'000'000'000'000;
-  auto memory = open_store("memory://?clock=manual", {});
-  // Batches of up to 200 suppressed calls: a loaded machine may hold one
-  // past the default deadline, which is not what this test measures.
-  auto redis = open_redis("clock=manual&timeout_ms=60000");
-  Limiter on_memory(memory, settings);
-  Limiter on_redis(redis, settings);
+  BothStores both(settings);
+  auto& [memory, redis, on_memory, on_redis] = both;
   const EvenLoad load{1000 * c.tenths / 10, 3};
   const EvenRun m = run_even_load(on_memory, manual_clock(*memory), start, load);
   const EvenRun r = run_even_load(on_redis, manual_clock(*redis), start, load);
-  ASSERT_EQ(r.decisions.size(), m.decisions.size());
-  const auto first_difference =
-      std::mismatch(m.decisions.begin(), m.decisions.end(), r.decisions.begin()).first -
-      m.decisions.begin();
-  EXPECT_EQ(r.decisions, m.decisions) << "first difference at call " << first_difference;
-  EXPECT_EQ(r.factors, m.factors);
+  expect_decided_alike(m, r);
   std::printf("hard_limit_factor=%s load %4.1fx evenly spaced: %zu calls decided alike\n", c.factor,
               c.tenths / 10.0, m.decisions.size());
 }
