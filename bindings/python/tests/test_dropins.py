@@ -2,6 +2,7 @@
 rl.compat.is_allowed (the redis-py sorted-set window)."""
 
 import asyncio
+import os
 import time
 
 import pytest
@@ -75,9 +76,27 @@ def test_fallback_to_memory_is_rls_local_fallback():
     strict.close()
 
 
+def test_cluster_mode_shares_one_limit_on_a_real_cluster(prefix):
+    url = os.environ.get("RL_TEST_CLUSTER_URL")
+    if not url:
+        pytest.skip("RL_TEST_CLUSTER_URL is not set (run under scripts/with-redis)")
+    # The seed's form: redis:// and the nodes, with cluster_mode=True.
+    nodes = "redis://" + url.split("://", 1)[1] + f"?prefix={prefix}"
+    a = RedisRateLimiter(requests_per_second=1, window_size_seconds=3, redis_url=nodes, cluster_mode=True)
+    b = RedisRateLimiter(requests_per_second=1, window_size_seconds=3, redis_url=nodes, cluster_mode=True)
+    assert [x.acquire(blocking=False) for x in (a, b, a, b, a)] == [True] * 3 + [False] * 2
+    assert "cluster" in repr(a._store) and "rl-cluster-password" not in repr(a._store)
+    a.close()
+    b.close()
+
+
 def test_cluster_mode_and_bad_arguments_raise_clear_errors():
-    with pytest.raises(rl.UnsupportedError, match="cluster_mode"):
+    with pytest.raises(rl.InvalidArgumentError, match="cluster_mode: needs redis_url"):
         RedisRateLimiter(cluster_mode=True)
+    with pytest.raises(rl.InvalidArgumentError, match="cluster_mode: redis_url must start"):
+        RedisRateLimiter(cluster_mode=True, redis_url="memory://")
+    with pytest.raises(TypeError, match="cluster_mode"):
+        RedisRateLimiter(cluster_mode="yes")
     with pytest.raises(rl.InvalidArgumentError, match="requests_per_second"):
         RedisRateLimiter(requests_per_second=0)
     with pytest.raises(rl.InvalidArgumentError, match="window"):

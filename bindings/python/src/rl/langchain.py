@@ -21,10 +21,23 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 from . import store as _store
 from ._rate import per_second
 from .decision import Decision
-from .errors import UnsupportedError, invalid
+from .errors import invalid
 
 # The key of the limiters that are not given a limiter_id.
 _DEFAULT_ID = "langchain"
+
+
+def _cluster_url(redis_url: Optional[str]) -> str:
+    """The URL of cluster_mode=True: the scheme says Cluster (the rest is
+    the core's to read)."""
+    if not isinstance(redis_url, str):
+        raise invalid("cluster_mode: needs redis_url, the cluster's nodes")
+    for plain, cluster in (("redis://", "redis+cluster://"), ("rediss://", "rediss+cluster://")):
+        if redis_url.startswith(plain):
+            return cluster + redis_url[len(plain):]
+    if redis_url.startswith(("redis+cluster://", "rediss+cluster://")):
+        return redis_url
+    raise invalid("cluster_mode: redis_url must start with redis:// or rediss://")
 
 
 class RedisRateLimiter(BaseRateLimiter):
@@ -42,8 +55,10 @@ class RedisRateLimiter(BaseRateLimiter):
     fallback_to_memory: during a Redis outage an in-process limiter with the
         same rate decides (rl's on_failure="local"); False raises
         rl.BackendUnavailableError / rl.StoreTimeoutError instead.
-    cluster_mode: Redis Cluster is not supported by rl yet: True raises
-        rl.UnsupportedError.
+    cluster_mode: redis_url names nodes of a Redis Cluster
+        ("redis://node1:7000,node2:7000", or rediss:// for TLS): the limit
+        lives on the master that serves its key's slot. A redis+cluster://
+        or rediss+cluster:// URL says so by itself.
 
     acquire(blocking=True) sleeps for the retry hint rl gives and tries
     again (a timer on rl's thread for aacquire), never polling.
@@ -59,11 +74,10 @@ class RedisRateLimiter(BaseRateLimiter):
         fallback_to_memory: bool = True,
         cluster_mode: bool = False,
     ) -> None:
+        if not isinstance(cluster_mode, bool):
+            raise TypeError("cluster_mode: must be bool")
         if cluster_mode:
-            raise UnsupportedError(
-                "cluster_mode: Redis Cluster (redis+cluster://) is not built in rl yet; "
-                "point redis_url at one Redis server or use cluster_mode=False"
-            )
+            redis_url = _cluster_url(redis_url)
         if not isinstance(fallback_to_memory, bool):
             raise TypeError("fallback_to_memory: must be bool")
         if limiter_id is not None and not isinstance(limiter_id, str):
