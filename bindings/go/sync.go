@@ -1,0 +1,103 @@
+package rl
+
+// #cgo noescape rlgo_call_sync
+// #cgo nocallback rlgo_call_sync
+// #include "shim.h"
+import "C"
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The synchronous path: a call made on the caller's own thread with rl's
+// blocking C call, where rl lets a lone caller write its request and read
+// its own reply (docs/threading.md, "Synchronous calls"): no hop to rl's I/O
+// thread, no completion back into Go. A blocking cgo call holds its OS
+// thread until it returns, so the path is taken only where that is cheap:
+//   - on an in-process store (memory://) always: a decision never waits;
+//   - on Redis by a call that finds no other Acquire, Peek, Refund or Reset
+//     of the store's limiters in flight (syncGate): the one most likely to
+//     find the connection idle, and at most one per store at a time, so
+//     10,000 goroutines hold one OS thread more, not 10,000. Every other
+//     call takes the asynchronous path (limiter.go), as before.
+// Its deadline is the request's (ctx's, or the store's timeout_ms), so it
+// never blocks longer than an asynchronous call would wait.
+
+// syncGate is a store's count of single calls in flight on its limiters,
+// synchronous or not; the call that raises it from 0 may block. Close takes
+// blocking to wait for that call to be out of rl.
+type syncGate struct {
+	calls    atomic.Int64
+	blocking sync.Mutex
+}
+
+// enterAlone counts a call and reports whether it is the only one.
+func (g *syncGate) enterAlone() bool {
+	return g.calls.Load() == 0 && g.calls.CompareAndSwap(0, 1)
+}
+
+func (g *syncGate) enter() { g.calls.Add(1) }
+func (g *syncGate) leave() { g.calls.Add(-1) }
+
+// waitForBlockingCall returns once no call is blocked in rl on this gate.
+func (g *syncGate) waitForBlockingCall() {
+	g.blocking.Lock()
+	g.blocking.Unlock()
+}
+
+// syncCalls counts calls answered through the synchronous path, for tests.
+var syncCalls atomic.Int64
+
+// callAlone makes the blocking call of a lone caller on a Redis store. When
+// ctx can be canceled it blocks a goroutine of its own instead of the
+// caller, who returns ctx.Err() at once if ctx ends first, as on the
+// asynchronous path; the answer is then dropped.
+func (l *Limiter) callAlone(ctx context.Context, o op, key string, cost int64) (Decision, error) {
+	gate := &l.store.gate
+	timeoutUs := requestTimeoutUs(ctx)
+	if ctx.Done() == nil { // only its deadline can end ctx, and rl keeps it
+		gate.blocking.Lock()
+		d, err := l.callSync(o, key, cost, timeoutUs)
+		gate.blocking.Unlock()
+		gate.leave()
+		return d, err
+	}
+	done := make(chan callResult, 1)
+	go func() {
+		gate.blocking.Lock()
+		d, err := l.callSync(o, key, cost, timeoutUs)
+		gate.blocking.Unlock()
+		gate.leave()
+		done <- callResult{d, err}
+	}()
+	select {
+	case r := <-done:
+		return r.decision, r.err
+	case <-ctx.Done():
+		return Decision{}, ctx.Err()
+	}
+}
+
+// callSync makes rl's synchronous call on the native limiter, held (not
+// locked) meanwhile, so that Limiter.Close need not wait for it.
+func (l *Limiter) callSync(o op, key string, cost int64, timeoutUs int64) (Decision, error) {
+	c := l.hold()
+	if c == nil {
+		return Decision{}, newError(StatusShutdown, "limiter: closed")
+	}
+	d := C.rl_decision{version: C.RL_DECISION_VERSION}
+	var cerr *C.rl_error
+	st := C.rlgo_call_sync(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost),
+		C.int64_t(timeoutUs), &d, &cerr)
+	l.release(c)
+	runtime.KeepAlive(l)
+	runtime.KeepAlive(key)
+	syncCalls.Add(1)
+	if st != C.RL_OK {
+		return Decision{}, takeError(st, cerr)
+	}
+	return decisionOf(&d), nil
+}
