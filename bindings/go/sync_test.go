@@ -74,7 +74,7 @@ func TestRedisBlockedLoneCallKeepsCtxAndClose(t *testing.T) {
 		blocked <- err
 	}()
 	waitForCallsInFlight(t, s, 2) // the canceled one is still in rl
-	lim.Close() // returns with both calls still in rl
+	lim.Close()                   // returns with both calls still in rl
 	if _, err := lim.Acquire(context.Background(), "k", 1); !errors.Is(err, ErrShutdown) {
 		t.Fatalf("after Limiter.Close: %v, want ErrShutdown", err)
 	}
