@@ -1,7 +1,5 @@
 package rl
 
-// #cgo noescape rlgo_call_sync
-// #cgo nocallback rlgo_call_sync
 // #include "shim.h"
 import "C"
 
@@ -83,6 +81,9 @@ func (l *Limiter) callAlone(ctx context.Context, o op, key string, cost int64) (
 
 // callSync makes rl's synchronous call on the native limiter, held (not
 // locked) meanwhile, so that Limiter.Close need not wait for it.
+// (rlgo_call_sync may not be "#cgo noescape" nor "nocallback": rl can run
+// other calls' completions, Go code, on its thread, e.g. when the store
+// closes under it, and Go code may move this goroutine's stack.)
 func (l *Limiter) callSync(o op, key string, cost int64, timeoutUs int64) (Decision, error) {
 	c := l.hold()
 	if c == nil {
