@@ -9,8 +9,8 @@
 // within a round so both see the same machine weather.
 //
 // -ctx cancel gives every call a ctx that can be canceled (as an HTTP
-// request's), which the binding's lone caller waits on from a goroutine of
-// its own; the default is context.Background().
+// request's), which keeps the binding's calls asynchronous; the default is
+// context.Background(), with which a lone caller's call is synchronous.
 //
 // With -json (as bench/run uses it) it prints one JSON line per library and
 // goroutine count instead: decisions/s, p50, p99, and redis-server's CPU

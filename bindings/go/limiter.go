@@ -164,7 +164,7 @@ func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decis
 	}
 	// Reset's synchronous C call takes no deadline: it stays asynchronous.
 	gate := &l.store.gate
-	if o != opReset && gate.enterAlone() {
+	if o != opReset && ctx.Done() == nil && gate.enterAlone() {
 		return l.callAlone(ctx, o, key, cost)
 	}
 	gate.enter()

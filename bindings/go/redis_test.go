@@ -99,9 +99,8 @@ func TestRedisCallsInFlightAtCloseEndWithErrShutdown(t *testing.T) {
 	wantNothingLive(t)
 }
 
-// 10,000 goroutines waiting on a paused Redis park as goroutines (but the
-// one alone on the store, blocked in rl's synchronous call): the process
-// keeps a handful of OS threads. A ctx that ends returns at once.
+// 10,000 goroutines waiting on a paused Redis park as goroutines: the
+// process keeps a handful of OS threads. A ctx that ends returns at once.
 func TestRedisWaitingGoroutinesDoNotBecomeThreads(t *testing.T) {
 	s := openRedis(t, "prefix="+uniquePrefix()+"&timeout_ms=20000")
 	lim := newLimiter(t, s, Config{Limit: "10/s"})

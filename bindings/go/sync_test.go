@@ -13,8 +13,10 @@ import (
 	"time"
 )
 
-// A goroutine alone on a Redis store, and every call on memory://, is
-// answered through rl's synchronous call: no cgo handle, no completion.
+// A goroutine alone on a Redis store with a ctx that cannot be canceled,
+// and every call on memory://, is answered through rl's synchronous call:
+// no cgo handle, no completion. A ctx that can be canceled keeps Redis
+// calls asynchronous.
 func TestALoneCallerCallsSynchronously(t *testing.T) {
 	stores := map[string]*Store{"memory": openManual(t)}
 	if os.Getenv("RL_TEST_REDIS_URL") != "" {
@@ -22,28 +24,34 @@ func TestALoneCallerCallsSynchronously(t *testing.T) {
 	}
 	for name, s := range stores {
 		lim := newLimiter(t, s, Config{Limit: "1000/s"})
-		before := syncCalls.Load()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		for i := 0; i < 100; i++ {
-			c := ctx
-			if i%2 == 0 {
-				c = context.Background() // no Done channel: the caller's own goroutine blocks
+		acquire := func(ctx context.Context, calls int) int64 {
+			before := syncCalls.Load()
+			for i := 0; i < calls; i++ {
+				if d, err := lim.Acquire(ctx, "k", 1); err != nil || !d.Allowed {
+					t.Fatalf("%s: call %d: %+v %v", name, i, d, err)
+				}
 			}
-			if d, err := lim.Acquire(c, "k", 1); err != nil || !d.Allowed {
-				t.Fatalf("%s: call %d: %+v %v", name, i, d, err)
-			}
+			return syncCalls.Load() - before
 		}
-		cancel()
-		if got := syncCalls.Load() - before; got != 100 {
+		if got := acquire(context.Background(), 100); got != 100 {
 			t.Fatalf("%s: %d of 100 lone calls were synchronous", name, got)
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		want := int64(0)
+		if s.Info().InProcess {
+			want = 100
+		}
+		if got := acquire(ctx, 100); got != want {
+			t.Fatalf("%s: %d of 100 lone calls with a ctx that can be canceled were synchronous, want %d", name, got, want)
+		}
+		cancel()
 	}
 }
 
-// A call blocked in rl's synchronous call (Redis stopped) still returns
-// ctx.Err() as soon as ctx is canceled; Limiter.Close does not wait for it;
-// Store.Close ends it, and frees the limiter it held.
-func TestRedisBlockedLoneCallKeepsCtxAndClose(t *testing.T) {
+// A call blocked in rl's synchronous call (Redis stopped) does not hold up
+// the others: a canceled one returns at once. Limiter.Close does not wait
+// for it; Store.Close ends it, and frees the limiter it held.
+func TestRedisBlockedLoneCallKeepsCloseAndOthers(t *testing.T) {
 	s, err := Open(context.Background(), withQuery(redisURL(t), "prefix="+uniquePrefix()+"&timeout_ms=20000"))
 	if err != nil {
 		t.Fatal(err)
@@ -56,37 +64,37 @@ func TestRedisBlockedLoneCallKeepsCtxAndClose(t *testing.T) {
 	pauseRedis(t)
 	before := syncCalls.Load()
 
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := lim.Acquire(context.Background(), "k", 1)
+		blocked <- err
+	}()
+	waitForCallsInFlight(t, s, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	canceled := make(chan error, 1)
 	go func() {
 		_, err := lim.Acquire(ctx, "k", 1)
 		canceled <- err
 	}()
-	waitForCallsInFlight(t, s, 1)
+	waitForCallsInFlight(t, s, 2)
 	cancel()
 	if err := <-canceled; !errors.Is(err, context.Canceled) {
-		t.Fatalf("canceled while blocked: %v, want context.Canceled", err)
+		t.Fatalf("canceled beside the blocked call: %v, want context.Canceled", err)
 	}
 
-	blocked := make(chan error, 1)
-	go func() {
-		_, err := lim.Acquire(context.Background(), "k", 1)
-		blocked <- err
-	}()
-	waitForCallsInFlight(t, s, 2) // the canceled one is still in rl
-	lim.Close()                   // returns with both calls still in rl
+	lim.Close() // returns with the call still in rl
 	if _, err := lim.Acquire(context.Background(), "k", 1); !errors.Is(err, ErrShutdown) {
 		t.Fatalf("after Limiter.Close: %v, want ErrShutdown", err)
 	}
 	if liveLimiters.Load() != 1 {
-		t.Fatalf("%d native limiters live while a call holds it, want 1", liveLimiters.Load())
+		t.Fatalf("%d native limiters live while a call holds one, want 1", liveLimiters.Load())
 	}
 	s.Close()
 	if err := <-blocked; !errors.Is(err, ErrShutdown) {
-		t.Fatalf("in flight at Store.Close: %v, want ErrShutdown", err)
+		t.Fatalf("blocked at Store.Close: %v, want ErrShutdown", err)
 	}
 	if got := syncCalls.Load() - before; got != 1 {
-		t.Fatalf("%d synchronous calls ended by Store.Close, want 1 (the canceled one, alone)", got)
+		t.Fatalf("%d synchronous calls ended by Store.Close, want 1", got)
 	}
 	wantNothingLive(t)
 }
