@@ -159,6 +159,9 @@ func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decis
 	if l == nil {
 		return Decision{}, newError(StatusInvalidArgument, "limiter: is nil")
 	}
+	if l.store == nil { // a Limiter{} not made by Store.Limiter: as if closed
+		return Decision{}, newError(StatusShutdown, "limiter: closed")
+	}
 	if l.store.info.InProcess {
 		return l.callSync(o, key, cost, 0)
 	}
