@@ -19,10 +19,10 @@ import (
 // goroutines waiting on Redis park like any other goroutine instead of
 // holding an OS thread each; only a call alone on its store whose ctx
 // cannot be canceled, and every call on memory://, is made synchronously
-// (sync.go). ctx's deadline is passed to
-// rl as the call's own deadline (rl_request.timeout_us), so the store gives
-// up by then too. If ctx ends first the call returns ctx.Err() at once; the
-// reply, when it comes, is dropped (an acquire may still have been counted).
+// (sync.go). ctx's deadline is passed to rl as the call's own deadline
+// (rl_request.timeout_us), so the store gives up by then too. If ctx ends
+// first the call returns ctx.Err() at once; the reply, when it comes, is
+// dropped (an acquire may still have been counted).
 type Limiter struct {
 	mu      sync.RWMutex  // Close takes it to clear c; calls hold it shared
 	c       *C.rl_limiter // nil once closed

@@ -105,8 +105,10 @@ func freeStore(c *C.rl_store) {
 }
 
 // Close closes the store: calls in flight on its limiters end with
-// ErrShutdown before Close returns (but those already answered), and later
-// calls fail with ErrShutdown. Idempotent.
+// ErrShutdown before Close returns (a call already answered keeps its
+// answer; a memory:// call never waits, so one in flight is decided or
+// fails with ErrShutdown as it returns), and later calls fail with
+// ErrShutdown. Idempotent.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
