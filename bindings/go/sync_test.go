@@ -52,7 +52,10 @@ func TestALoneCallerCallsSynchronously(t *testing.T) {
 // the others: a canceled one returns at once. Limiter.Close does not wait
 // for it; Store.Close ends it, and frees the limiter it held.
 func TestRedisBlockedLoneCallKeepsCloseAndOthers(t *testing.T) {
-	s, err := Open(context.Background(), withQuery(redisURL(t), "prefix="+uniquePrefix()+"&timeout_ms=20000"))
+	// Neither the deadline nor the liveness bound (a stopped server) may end
+	// the call before Close does, however slow the machine.
+	s, err := Open(context.Background(), withQuery(redisURL(t),
+		"prefix="+uniquePrefix()+"&timeout_ms=60000&liveness_timeout_ms=60000"))
 	if err != nil {
 		t.Fatal(err)
 	}
