@@ -8,6 +8,10 @@
 // Each measure is the median over rounds; rl and redis_rate alternate
 // within a round so both see the same machine weather.
 //
+// -ctx cancel gives every call a ctx that can be canceled (as an HTTP
+// request's), which keeps the binding's calls asynchronous; the default is
+// context.Background(), with which a lone caller's call is synchronous.
+//
 // With -json (as bench/run uses it) it prints one JSON line per library and
 // goroutine count instead: decisions/s, p50, p99, and redis-server's CPU
 // per decision (INFO commandstats, reset before each run).
@@ -97,9 +101,18 @@ type result struct {
 	calls     int
 }
 
+// cancelable: every call gets a ctx that can be canceled (-ctx cancel), as
+// an HTTP request's has, instead of context.Background().
+var cancelable bool
+
 // run calls allow from `goroutines` goroutines (each on its own key) for d.
 func run(allow allowFunc, goroutines int, d time.Duration) (result, error) {
 	ctx := context.Background()
+	if cancelable {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+	}
 	latencies := make([][]time.Duration, goroutines)
 	errs := make(chan error, goroutines)
 	var wg sync.WaitGroup
@@ -196,7 +209,15 @@ func main() {
 	child := flag.String("threads-of", "", "(internal) measure the threads of one library")
 	asJSON := flag.Bool("json", false, "JSON lines of rl and redis_rate at each of -goroutines, with Redis CPU")
 	goroutines := flag.String("goroutines", "1,64,200", "with -json: comma-separated goroutine counts")
+	ctxKind := flag.String("ctx", "background", "the calls' ctx: background, or cancel (context.WithCancel)")
 	flag.Parse()
+	switch *ctxKind {
+	case "background":
+	case "cancel":
+		cancelable = true
+	default:
+		fail(fmt.Errorf("-ctx: %q is neither background nor cancel", *ctxKind))
+	}
 	if *url == "" {
 		fail(fmt.Errorf("no Redis: pass -redis URL or run under scripts/with-redis"))
 	}
@@ -252,7 +273,7 @@ func main() {
 				continue
 			}
 			child := exec.Command(os.Args[0], "-redis", *url, "-duration", d.String(),
-				"-waiters", strconv.Itoa(*waiters), "-threads-of", lib.name)
+				"-waiters", strconv.Itoa(*waiters), "-threads-of", lib.name, "-ctx", *ctxKind)
 			child.Stderr = os.Stderr
 			out, err := child.Output()
 			if err != nil {

@@ -20,6 +20,9 @@ import (
 //export rlgoCompleteCall
 func rlgoCompleteCall(handle C.uintptr_t, status C.int, decision *C.rl_decision, err *C.rl_error) {
 	p := takeHandle(cgo.Handle(handle)).(*pendingCall)
+	if p.gate != nil {
+		p.gate.leave() // before the waiter runs on: its next call may find the store alone
+	}
 	if status != C.RL_OK {
 		p.done <- callResult{err: errorOf(status, err)}
 		return

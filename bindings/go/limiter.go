@@ -7,6 +7,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -14,15 +15,18 @@ import (
 // Limiter applies one policy (algorithm, limits, name) over a store. It is
 // safe for concurrent use. Keys are any bytes, 1 to 512 of them.
 //
-// Every call runs asynchronously in rl and waits on a channel, so goroutines
-// waiting on Redis park like any other goroutine instead of holding an OS
-// thread each. ctx's deadline is passed to rl as the call's own deadline
+// On Redis a call runs asynchronously in rl and waits on a channel, so
+// goroutines waiting on Redis park like any other goroutine instead of
+// holding an OS thread each; only a call alone on its store whose ctx
+// cannot be canceled, and every call on memory://, is made synchronously
+// (sync.go). ctx's deadline is passed to rl as the call's own deadline
 // (rl_request.timeout_us), so the store gives up by then too. If ctx ends
 // first the call returns ctx.Err() at once; the reply, when it comes, is
 // dropped (an acquire may still have been counted).
 type Limiter struct {
-	mu      sync.RWMutex  // Close takes it to free c; calls hold it shared
+	mu      sync.RWMutex  // Close takes it to clear c; calls hold it shared
 	c       *C.rl_limiter // nil once closed
+	refs    atomic.Int64  // 1 for c itself, plus each synchronous call using it
 	store   *Store        // kept reachable: dropping it would close it
 	config  Config
 	name    string
@@ -95,17 +99,39 @@ func (l *Limiter) Name() string { return l.name }
 // Limits are its limits as rl parsed them, in the order of Config.Limit.
 func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
 
-// Close frees the limiter. Calls in flight still complete; later calls fail
+// Close frees the limiter. Calls in flight still complete (the native
+// limiter is freed when the last synchronous one is done); later calls fail
 // with ErrShutdown. Idempotent.
 func (l *Limiter) Close() error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.c != nil {
+	c := l.c
+	if c != nil {
 		l.cleanup.Stop()
-		freeLimiter(l.c)
 		l.c = nil
 	}
+	l.mu.Unlock()
+	if c != nil {
+		l.release(c)
+	}
 	return nil
+}
+
+// hold returns the native limiter, kept alive until release, or nil once
+// closed.
+func (l *Limiter) hold() *C.rl_limiter {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.c != nil {
+		l.refs.Add(1)
+	}
+	return l.c
+}
+
+// release lets go of c; the last one to let go frees it.
+func (l *Limiter) release(c *C.rl_limiter) {
+	if l.refs.Add(-1) == 0 {
+		freeLimiter(c)
+	}
 }
 
 func freeLimiter(c *C.rl_limiter) {
@@ -121,21 +147,38 @@ type callResult struct {
 
 // pendingCall is the value behind the cgo.Handle of one call in flight.
 // done has room for the one result, so the completion never blocks, even
-// when nobody waits any more.
+// when nobody waits any more. gate, when set, counts the call until then.
 type pendingCall struct {
 	done chan callResult
+	gate *syncGate
 }
 
 func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decision, error) {
 	if err := checkContext(ctx); err != nil {
 		return Decision{}, err
 	}
-	p := &pendingCall{done: make(chan callResult, 1)}
+	if l == nil {
+		return Decision{}, newError(StatusInvalidArgument, "limiter: is nil")
+	}
+	if l.store == nil { // a Limiter{} not made by Store.Limiter: as if closed
+		return Decision{}, newError(StatusShutdown, "limiter: closed")
+	}
+	if l.store.info.InProcess {
+		return l.callSync(o, key, cost, 0)
+	}
+	// Reset's synchronous C call takes no deadline: it stays asynchronous.
+	gate := &l.store.gate
+	if o != opReset && ctx.Done() == nil && gate.enterAlone() {
+		return l.callAlone(ctx, o, key, cost)
+	}
+	gate.enter()
+	p := &pendingCall{done: make(chan callResult, 1), gate: gate}
 	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
 		return C.rlgo_call_async(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost),
 			C.int64_t(requestTimeoutUs(ctx)), h, cerr)
 	})
 	if err != nil {
+		gate.leave()
 		return Decision{}, err
 	}
 	select {

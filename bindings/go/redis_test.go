@@ -50,13 +50,13 @@ func pauseRedis(t testing.TB) {
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
 }
 
-// waitForCallsInFlight returns once n calls have started (each holds a
-// handle until it completes).
-func waitForCallsInFlight(t testing.TB, n int64) {
+// waitForCallsInFlight returns once n calls on s have started (each counts
+// in the store's gate until its answer comes).
+func waitForCallsInFlight(t testing.TB, s *Store, n int64) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); liveHandles.Load() < n; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); s.gate.calls.Load() < n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d calls started", liveHandles.Load(), n)
+			t.Fatalf("only %d of %d calls started", s.gate.calls.Load(), n)
 		}
 	}
 }
@@ -88,7 +88,7 @@ func TestRedisCallsInFlightAtCloseEndWithErrShutdown(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitForCallsInFlight(t, calls)
+	waitForCallsInFlight(t, s, calls)
 	s.Close()
 	for i := 0; i < calls; i++ {
 		if err := <-errs; !errors.Is(err, ErrShutdown) {
@@ -115,7 +115,7 @@ func TestRedisWaitingGoroutinesDoNotBecomeThreads(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitForCallsInFlight(t, waiters)
+	waitForCallsInFlight(t, s, waiters)
 	if threads := osThreads(t); threads > 64 {
 		t.Fatalf("%d OS threads with %d goroutines waiting on Redis", threads, waiters)
 	}

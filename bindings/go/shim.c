@@ -35,6 +35,18 @@ rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t k
   return rl_limiter_call_async(limiter, (rl_op)op, &request, on_call_done, (void*)handle, err);
 }
 
+rl_status rlgo_call_sync(rl_limiter* limiter, int op, const char* key, size_t key_len, int64_t cost,
+                         int64_t timeout_us, rl_decision* decision, rl_error** err) {
+  const rl_request request = request_of(key, key_len, cost, timeout_us);
+  switch ((rl_op)op) {
+    case RL_OP_ACQUIRE: return rl_limiter_acquire(limiter, &request, decision, err);
+    case RL_OP_PEEK: return rl_limiter_peek(limiter, &request, decision, err);
+    case RL_OP_REFUND: return rl_limiter_refund(limiter, &request, decision, err);
+    default: /* RL_OP_RESET: the Go side passes no other op */
+      return rl_limiter_reset(limiter, key, key_len, err);
+  }
+}
+
 rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
                                   int64_t cost, int64_t wait_us, int64_t timeout_us,
                                   uintptr_t handle, rl_error** err) {

@@ -13,6 +13,12 @@
 rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t key_len,
                           int64_t cost, int64_t timeout_us, uintptr_t handle, rl_error** err);
 
+/* The synchronous call of op (rl_limiter_acquire, _peek, _refund; _reset,
+ * which takes no deadline) for one key: it returns with the answer in
+ * *decision (initialised by the caller) or an error. */
+rl_status rlgo_call_sync(rl_limiter* limiter, int op, const char* key, size_t key_len, int64_t cost,
+                         int64_t timeout_us, rl_decision* decision, rl_error** err);
+
 /* rl_limiter_acquire_wait_async, completing into rlgoCompleteCall. */
 rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
                                   int64_t cost, int64_t wait_us, int64_t timeout_us,

@@ -21,6 +21,7 @@ type Store struct {
 	c       *C.rl_store  // nil once closed
 	info    StoreInfo
 	cleanup runtime.Cleanup
+	gate    syncGate // which call may block its thread (sync.go)
 }
 
 // Open opens the store at url, e.g. "memory://", "memory://?clock=manual",
@@ -104,15 +105,18 @@ func freeStore(c *C.rl_store) {
 }
 
 // Close closes the store: calls in flight on its limiters end with
-// ErrShutdown before Close returns, and later calls fail with ErrShutdown.
-// Idempotent.
+// ErrShutdown before Close returns (a call already answered keeps its
+// answer; a memory:// call never waits, so one in flight is decided or
+// fails with ErrShutdown as it returns), and later calls fail with
+// ErrShutdown. Idempotent.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.c != nil {
 		s.cleanup.Stop()
-		freeStore(s.c)
+		freeStore(s.c) // ends the call blocked in rl, if any, with RL_E_SHUTDOWN
 		s.c = nil
+		s.gate.waitForBlockingCall()
 	}
 	return nil
 }
@@ -138,6 +142,7 @@ func (s *Store) Limiter(cfg Config) (*Limiter, error) {
 	}
 	liveLimiters.Add(1)
 	l := &Limiter{c: c, store: s, config: cfg, name: C.GoString(C.rl_limiter_name(c)), limits: limitsOf(c)}
+	l.refs.Store(1)
 	l.cleanup = runtime.AddCleanup(l, freeLimiter, c)
 	return l, nil
 }
