@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "config/url_display.h"
@@ -60,12 +61,12 @@ rl_status guarded(rl_error** err, Body&& body) noexcept {
   }
 }
 
-void require(const void* p, const char* what) {
+void require(const void* p, std::string_view what) {
   if (p == nullptr) rl::fail_invalid(std::string(what) + ": is NULL");
 }
 
 // Versioned structs: 0 is "not set", above ours is from a newer rl.h.
-void check_version(uint32_t version, uint32_t ours, const char* what) {
+void check_version(uint32_t version, uint32_t ours, std::string_view what) {
   if (version == 0 || version > ours) {
     rl::fail_invalid(std::string(what) + ".version: " + std::to_string(version) +
                      " is not a version this library knows (1 to " + std::to_string(ours) + ")");
@@ -124,23 +125,36 @@ struct RequestView {
   int64_t timeout_us;
 };
 
-RequestView view_of(const rl_request* request, const char* what = "request") {
-  require(request, what);
-  check_version(request->version, RL_REQUEST_VERSION, what);
+// A request's name and its fields' names, as messages say them. The sync
+// calls' are literals: composing "request.timeout_us" per call was a malloc
+// and a free on every decision.
+struct RequestNames {
+  std::string_view request;
+  std::string_view key;
+  std::string_view timeout_us;
+};
+constexpr RequestNames kRequestNames{"request", "request.key", "request.timeout_us"};
+
+RequestView view_of(const rl_request* request, const RequestNames& names = kRequestNames) {
+  require(request, names.request);
+  check_version(request->version, RL_REQUEST_VERSION, names.request);
   if (request->key == nullptr && request->key_len > 0) {
-    rl::fail_invalid(std::string(what) + ".key: is NULL");
+    rl::fail_invalid(std::string(names.key) + ": is NULL");
   }
-  const std::string_view key = key_of(request->key, request->key_len, "key");
+  const std::string_view key =
+      request->key_len == 0 ? std::string_view{} : std::string_view(request->key, request->key_len);
   // Checked here, before anything reads or copies the key's bytes.
-  rl::Limiter::check_key(key, std::string(what) + ".key");
+  rl::Limiter::check_key(key, names.key);
   const int64_t timeout_us = request->version >= 2 ? request->timeout_us : 0;
-  rl::Limiter::check_timeout(timeout_us, std::string(what) + ".timeout_us");
+  rl::Limiter::check_timeout(timeout_us, names.timeout_us);
   return {key, request->cost, timeout_us};
 }
 
 // The request as a call that owns its key, for async calls and batches.
 rl::Call call_of(const rl_request* request, rl::Op op, const std::string& what = "request") {
-  const RequestView v = view_of(request, what.c_str());
+  const std::string key_name = what + ".key";
+  const std::string timeout_name = what + ".timeout_us";
+  const RequestView v = view_of(request, RequestNames{what, key_name, timeout_name});
   return rl::Call{op, std::string(v.key), v.cost, v.timeout_us};
 }
 
