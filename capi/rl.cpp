@@ -151,10 +151,8 @@ RequestView view_of(const rl_request* request, const RequestNames& names = kRequ
 }
 
 // The request as a call that owns its key, for async calls and batches.
-rl::Call call_of(const rl_request* request, rl::Op op, const std::string& what = "request") {
-  const std::string key_name = what + ".key";
-  const std::string timeout_name = what + ".timeout_us";
-  const RequestView v = view_of(request, RequestNames{what, key_name, timeout_name});
+rl::Call call_of(const rl_request* request, rl::Op op, const RequestNames& names = kRequestNames) {
+  const RequestView v = view_of(request, names);
   return rl::Call{op, std::string(v.key), v.cost, v.timeout_us};
 }
 
@@ -485,8 +483,11 @@ static std::vector<rl::Call> calls_of(const rl_request* requests, size_t count) 
   std::vector<rl::Call> calls;
   calls.reserve(count);
   for (size_t i = 0; i < count; ++i) {
+    const std::string at = "requests[" + std::to_string(i) + "]";
+    const std::string key_name = at + ".key";
+    const std::string timeout_name = at + ".timeout_us";
     calls.push_back(call_of(element(requests, i, request_size, "requests"), rl::Op::acquire,
-                            "requests[" + std::to_string(i) + "]"));
+                            RequestNames{at, key_name, timeout_name}));
   }
   return calls;
 }
