@@ -131,11 +131,19 @@ Napi::Value Limiter::Call(const Napi::CallbackInfo& info) {
   return Napi::Value(env, promise);
 }
 
-Napi::Value Limiter::TryAcquire(const Napi::CallbackInfo& info) {
+Napi::Value Limiter::BindTryAcquire(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Limiter* limiter = Unwrap(info[0]);
-  KeyArg key(info[1], "key");
-  const int64_t cost = Int64Arg(info[2], "cost");
+  Napi::Function bound = Napi::Function::New(env, TryAcquire, "tryAcquire", limiter);
+  bound.DefineProperty(Napi::PropertyDescriptor::Value("limiter", info[0], napi_default));
+  return bound;
+}
+
+Napi::Value Limiter::TryAcquire(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Limiter* limiter = static_cast<Limiter*>(info.Data());
+  KeyArg key(info[0], "key");
+  const int64_t cost = Int64Arg(info[1], "cost");
   limiter->ThrowIfClosed(env);
   if (!limiter->store_->local()) {
     ThrowRlError(env, RL_E_UNSUPPORTED,
