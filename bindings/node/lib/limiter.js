@@ -6,10 +6,9 @@ const native = require('./native');
 const { RlError } = require('./errors');
 const { readLastDecision } = require('./decision');
 
-// The addon's exports object holds dozens of functions, which V8 keeps as a
-// dictionary: a per-call property load showed in tryAcquire's profile. The
-// per-decision functions are read once.
-const { ops, call: nativeCall } = native;
+// The per-decision functions, read once from the addon's exports (dozens of
+// properties): loading one per call showed as a LoadIC in tryAcquire's profile.
+const { ops, call: nativeCall, tryAcquire: nativeTryAcquire } = native;
 
 // A duration option in ms as librl's microseconds (undefined stays so).
 // Infinity is `infinite`; librl checks nothing else it could name as timeoutMs.
@@ -29,13 +28,11 @@ const requestTimeoutUs = (options) => {
 class Limiter {
   #handle;
   #store;
-  #tryAcquire; // the addon's tryAcquire bound to #handle
 
   /** @internal Use store.limiter(options). */
   constructor(store, handle, settings) {
     this.#store = store;
     this.#handle = handle;
-    this.#tryAcquire = native.bindTryAcquire(handle);
     /** The settings it was made with, as librl strings ({ algorithm: 'gcra', limit: '100/1m', ... }). */
     this.settings = settings;
     /** Its limits as librl parsed them: [{ limit, windowUs, burst }, ...]. */
@@ -72,7 +69,7 @@ class Limiter {
    * synchronous round trip would block the event loop.
    */
   tryAcquire(key, cost = 1) {
-    this.#tryAcquire(key, cost);
+    nativeTryAcquire(this.#handle, key, cost);
     return readLastDecision();
   }
 

@@ -102,8 +102,7 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("isOutage", Napi::Function::New(env, IsOutage, "isOutage"));
   exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
-  exports.Set("bindTryAcquire",
-              Napi::Function::New(env, Limiter::BindTryAcquire, "bindTryAcquire"));
+  exports.Set("tryAcquire", Napi::Function::New(env, Limiter::TryAcquire, "tryAcquire"));
   exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
   exports.Set("batchEach", Napi::Function::New(env, Limiter::BatchEach, "batchEach"));
   exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));

@@ -20,13 +20,10 @@ class Limiter {
   // returns undefined and leaves the decision in lastDecision (see
   // lib/decision.js); else a promise of the decision (of undefined for reset).
   static Napi::Value Call(const Napi::CallbackInfo& info);
-  // bindTryAcquire(limiter) -> tryAcquire(key, cost): acquire on a local
-  // store only, its decision left in lastDecision; RL_E_UNSUPPORTED on any
-  // other store (a synchronous store round trip would block the event loop).
-  // Bound to the limiter: the function carries it, so a call unwraps and
-  // type-checks no handle (together a tenth of a call), and it holds the
-  // handle, so the limiter lives as long as the function.
-  static Napi::Value BindTryAcquire(const Napi::CallbackInfo& info);
+  // tryAcquire(limiter, key, cost): acquire on a local store only, its
+  // decision left in lastDecision; RL_E_UNSUPPORTED on any other store (a
+  // synchronous store round trip would block the event loop).
+  static Napi::Value TryAcquire(const Napi::CallbackInfo& info);
   // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
   static Napi::Value Batch(const Napi::CallbackInfo& info);
   // batchEach(limiter, [{key, cost}, ...]) -> [{ status: 'fulfilled', value }
@@ -48,7 +45,6 @@ class Limiter {
   ~Limiter();
 
   static Limiter* Unwrap(Napi::Value handle);
-  static Napi::Value TryAcquire(const Napi::CallbackInfo& info);  // bound by BindTryAcquire
   // RL_E_SHUTDOWN once the store is closed: nothing reaches librl then.
   void ThrowIfClosed(Napi::Env env) const;
 
