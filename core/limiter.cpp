@@ -27,32 +27,50 @@ Limiter::Limiter(std::shared_ptr<Store> store, const Settings& settings)
       policy_(Policy::from(settings)),
       backend_(backend_of(store_, policy_, settings)) {}
 
-void Limiter::check_key(std::string_view key, std::string_view what) {
+namespace {
+
+// The checks' failures, out of line: the checks run on every call, and
+// building a message inline made each of them save six registers and
+// reserve a frame even when it passed.
+[[noreturn, gnu::cold, gnu::noinline]] void fail_key(std::string_view key, std::string_view what) {
   if (key.empty()) fail_invalid(std::string(what) + ": is empty");
-  if (key.size() > kMaxKeyLength) {
-    fail_invalid(std::string(what) + ": " + std::to_string(key.size()) +
-                 " bytes is longer than the maximum of 512");
-  }
+  fail_invalid(std::string(what) + ": " + std::to_string(key.size()) +
+               " bytes is longer than the maximum of 512");
 }
 
-void Limiter::check_cost(Op op, int64_t cost, std::string_view what) {
-  if (op == Op::reset) return;
-  const int64_t min = op == Op::peek ? 0 : 1;
+[[noreturn, gnu::cold, gnu::noinline]] void fail_cost(int64_t cost, int64_t min,
+                                                      std::string_view what) {
   if (cost < min) {
     fail_invalid(std::string(what) + ": " + std::to_string(cost) +
                  (cost < 0 ? " is negative" : " means nothing") + "; it must be at least " +
                  std::to_string(min));
   }
-  if (cost > kMaxLimit) {
-    fail_invalid(std::string(what) + ": " + std::to_string(cost) +
-                 " is larger than the maximum 2^40");
-  }
+  fail_invalid(std::string(what) + ": " + std::to_string(cost) +
+               " is larger than the maximum 2^40");
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void fail_timeout(int64_t timeout_us,
+                                                         std::string_view what) {
+  fail_invalid(std::string(what) + ": " + std::to_string(timeout_us) + " is negative");
+}
+
+}  // namespace
+
+void Limiter::check_key(std::string_view key, std::string_view what) {
+  if (key.empty() || key.size() > kMaxKeyLength) [[unlikely]]
+    fail_key(key, what);
+}
+
+void Limiter::check_cost(Op op, int64_t cost, std::string_view what) {
+  if (op == Op::reset) return;
+  const int64_t min = op == Op::peek ? 0 : 1;
+  if (cost < min || cost > kMaxLimit) [[unlikely]]
+    fail_cost(cost, min, what);
 }
 
 void Limiter::check_timeout(int64_t timeout_us, std::string_view what) {
-  if (timeout_us < 0) {
-    fail_invalid(std::string(what) + ": " + std::to_string(timeout_us) + " is negative");
-  }
+  if (timeout_us < 0) [[unlikely]]
+    fail_timeout(timeout_us, what);
 }
 
 Outcome Limiter::run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {

@@ -6,7 +6,9 @@ const native = require('./native');
 const { RlError } = require('./errors');
 const { readLastDecision } = require('./decision');
 
-const { ops } = native;
+// The per-decision functions, read once from the addon's exports (dozens of
+// properties): loading one per call showed as a LoadIC in tryAcquire's profile.
+const { ops, call: nativeCall, tryAcquire: nativeTryAcquire } = native;
 
 // A duration option in ms as librl's microseconds (undefined stays so).
 // Infinity is `infinite`; librl checks nothing else it could name as timeoutMs.
@@ -47,7 +49,7 @@ class Limiter {
   // A local store answers at once (undefined: the decision is in
   // lastDecision); any other returns a promise of the decision.
   async #call(op, key, cost, options) {
-    const pending = native.call(this.#handle, op, key, cost, requestTimeoutUs(options));
+    const pending = nativeCall(this.#handle, op, key, cost, requestTimeoutUs(options));
     return pending === undefined ? readLastDecision() : pending;
   }
 
@@ -67,7 +69,7 @@ class Limiter {
    * synchronous round trip would block the event loop.
    */
   tryAcquire(key, cost = 1) {
-    native.tryAcquire(this.#handle, key, cost);
+    nativeTryAcquire(this.#handle, key, cost);
     return readLastDecision();
   }
 
@@ -83,7 +85,7 @@ class Limiter {
 
   /** Forgets the key: it is back to full capacity. */
   async reset(key, options = {}) {
-    await native.call(this.#handle, ops.reset, key, 0, requestTimeoutUs(options));
+    await nativeCall(this.#handle, ops.reset, key, 0, requestTimeoutUs(options));
   }
 
   /**

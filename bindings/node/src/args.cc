@@ -28,12 +28,13 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;
 
 }  // namespace
 
-KeyArg::KeyArg(Napi::Value value, const std::string& what) {
+// Each reader tries the usual type first and asks napi_typeof only when that
+// fails: one N-API call per argument on the hot path, not two.
+KeyArg::KeyArg(Napi::Value value, std::string_view what) {
   napi_env env = value.Env();
-  if (value.IsString()) {
-    size_t length = 0;
-    NAPI_THROW_IF_FAILED_VOID(
-        env, napi_get_value_string_utf8(env, value, small_, sizeof small_, &length));
+  size_t length = 0;
+  const napi_status status = napi_get_value_string_utf8(env, value, small_, sizeof small_, &length);
+  if (status == napi_ok) {
     if (length + 1 < sizeof small_) {
       data_ = small_;
       size_ = length;
@@ -44,34 +45,40 @@ KeyArg::KeyArg(Napi::Value value, const std::string& what) {
     size_ = large_.size();
     return;
   }
+  if (status != napi_string_expected) NAPI_THROW_IF_FAILED_VOID(env, status);
   if (value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
     auto bytes = value.As<Napi::Uint8Array>();
     data_ = reinterpret_cast<const char*>(bytes.Data());
     size_ = bytes.ByteLength();
     return;
   }
-  ThrowTypeError(env, what + ": must be a string or a Uint8Array/Buffer, not " + TypeName(value));
+  ThrowTypeError(
+      env, std::string(what) + ": must be a string or a Uint8Array/Buffer, not " + TypeName(value));
 }
 
-int64_t Int64Arg(Napi::Value value, const std::string& what) {
-  if (value.IsNumber()) {
-    const double number = value.As<Napi::Number>().DoubleValue();
+int64_t Int64Arg(Napi::Value value, std::string_view what) {
+  double number = 0;
+  const napi_status status = napi_get_value_double(value.Env(), value, &number);
+  if (status == napi_ok) {
     if (std::trunc(number) != number || std::fabs(number) > kMaxSafeInteger) {
-      ThrowTypeError(value.Env(), what + ": must be a safe integer (or a BigInt), not " +
+      ThrowTypeError(value.Env(), std::string(what) +
+                                      ": must be a safe integer (or a BigInt), not " +
                                       value.ToString().Utf8Value());
     }
     return static_cast<int64_t>(number);
   }
+  if (status != napi_number_expected) NAPI_THROW_IF_FAILED(value.Env(), status, 0);
   if (value.IsBigInt()) {
     bool lossless = false;
     const int64_t result = value.As<Napi::BigInt>().Int64Value(&lossless);
     if (!lossless) {
-      throw Napi::RangeError::New(value.Env(), what + ": " + value.ToString().Utf8Value() +
+      throw Napi::RangeError::New(value.Env(), std::string(what) + ": " +
+                                                   value.ToString().Utf8Value() +
                                                    "n does not fit in a signed 64-bit integer");
     }
     return result;
   }
-  ThrowTypeError(value.Env(), what + ": must be an integer, not " + TypeName(value));
+  ThrowTypeError(value.Env(), std::string(what) + ": must be an integer, not " + TypeName(value));
 }
 
 std::string StringArg(Napi::Value value, const std::string& what) {

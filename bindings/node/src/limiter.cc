@@ -75,10 +75,14 @@ Napi::Value Limiter::New(const Napi::CallbackInfo& info) {
 }
 
 Limiter* Limiter::Unwrap(Napi::Value handle) {
-  if (!handle.IsExternal() || !handle.As<Napi::External<Limiter>>().CheckTypeTag(&kLimiterTag)) {
+  // napi_get_value_external fails, without throwing, on anything but an
+  // External: no napi_typeof first (one N-API call less per decision).
+  void* data = nullptr;
+  if (napi_get_value_external(handle.Env(), handle, &data) != napi_ok ||
+      !handle.As<Napi::External<Limiter>>().CheckTypeTag(&kLimiterTag)) {
     ThrowTypeError(handle.Env(), "limiter: is not an rl limiter handle");
   }
-  return handle.As<Napi::External<Limiter>>().Data();
+  return static_cast<Limiter*>(data);
 }
 
 Napi::Value Limiter::Limits(const Napi::CallbackInfo& info) {

@@ -118,7 +118,7 @@ bool PendingCall::Settle(napi_env env) {
     return value != nullptr && napi_reject_deferred(env, deferred, value) == napi_ok;
   }
   switch (answer) {
-    case Answer::decision: value = TryDecisionObject(env, decisions.at(0)); break;
+    case Answer::decision: value = TryDecisionObject(env, decision); break;
     case Answer::nothing: napi_get_undefined(env, &value); break;
     case Answer::decisions: value = TryDecisionArray(env, decisions); break;
     case Answer::settled: value = TrySettledArray(env, decisions, statuses, messages); break;
@@ -129,7 +129,7 @@ bool PendingCall::Settle(napi_env env) {
 void OnDecision(void* user_data, rl_status status, const rl_decision* decision,
                 const rl_error* err) {
   auto* call = static_cast<PendingCall*>(user_data);
-  if (status == RL_OK) call->decisions.assign(decision, decision + 1);
+  if (status == RL_OK) call->decision = *decision;
   Finish(call, status, err);
 }
 

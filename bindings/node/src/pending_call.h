@@ -29,7 +29,11 @@ struct PendingCall {
   bool abandoned = false;
   rl_status status = RL_OK;
   std::string message;
-  std::vector<rl_decision> decisions;
+  // Answer::decision: held inline, not in `decisions`: a vector was one
+  // malloc on rl's thread and its free on the JS thread per call, the
+  // pattern glibc's allocator is slowest at.
+  rl_decision decision = RL_DECISION_INIT;
+  std::vector<rl_decision> decisions;  // Answer::decisions and settled
   // Answer::settled: each request's status and, when it failed, message.
   std::vector<rl_status> statuses;
   std::vector<std::string> messages;

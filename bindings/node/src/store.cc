@@ -185,7 +185,7 @@ void Store::Complete(PendingCall* call) {
 void Store::Deliver(napi_env env, napi_value, void* context, void*) {
   if (env == nullptr) return;  // torn down: ~Store frees what is left
   auto* store = static_cast<Store*>(context);
-  std::vector<PendingCall*> calls;
+  std::vector<PendingCall*>& calls = store->delivering_;
   {
     std::lock_guard lock(store->mutex_);
     calls.swap(store->completed_);
@@ -203,6 +203,9 @@ void Store::Deliver(napi_env env, napi_value, void* context, void*) {
     delete call;
     if (counted) store->CallEnded();
   }
+  // (Nothing above frees the store: its holders go in finalizers, which
+  // Node runs later, from the event loop.)
+  calls.clear();
 }
 
 uint64_t Store::Register(PendingCall* call) {

@@ -90,6 +90,9 @@ class Store {
 
   std::mutex mutex_;
   std::vector<PendingCall*> completed_;  // guarded by mutex_
+  // Deliver's batch, swapped with completed_ and kept (emptied) between
+  // batches: neither vector grows from nothing again (JS thread only).
+  std::vector<PendingCall*> delivering_;
 };
 
 }  // namespace rlnode
