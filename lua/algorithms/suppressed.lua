@@ -188,7 +188,7 @@ local function change_all(key, states, rates, now, cost, op)
   save(key, algo, states, rates, now)
   local out = combine(vs)
   out[7], out[8] = 0, 0 -- 7th: next_retry (common.lua), unknown here
-  return out
+  return reply(out)
 end
 
 function algo.run(keys, argv, op)
@@ -232,5 +232,5 @@ function algo.run(keys, argv, op)
   local out = combine(vs)
   out[1] = admitted and 1 or 0
   out[7], out[8] = 0, SCALE - base
-  return out
+  return reply(out)
 end
