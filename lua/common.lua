@@ -56,8 +56,8 @@ end
 local TWO53 = 9007199254740992
 
 -- floor(a * b / c) and a * b % c, exact for integers 0 <= a < 2^53 and
--- 0 < b, c < 2^46 whose quotient stays below 2^53 (the algorithms' products
--- reach 2^93; core/ computes them in __int128).
+-- 0 < b, c with b + c <= 2^52 whose quotient stays below 2^53 (the
+-- algorithms' products reach 2^93; core/ computes them in __int128).
 local function muldiv(a, b, c)
   local p = a * b
   if p < TWO53 then -- exact: the common case, idiv inline
@@ -69,20 +69,23 @@ local function muldiv(a, b, c)
     end
     return q, rest
   end
-  -- Long division, a's base-64 digits first to last: each step keeps
-  -- (digits so far) * b = q * c + rest, with rest * 64 + digit * b < 2^53.
+  -- Long division, a's digits in base `radix` (a power of two, 64 unless
+  -- b + c is large) first to last: each step keeps (digits so far) * b =
+  -- q * c + rest, with rest * radix + digit * b < (c + b) * radix <= 2^53.
+  local radix = 64
+  while (b + c) * radix > TWO53 do radix = radix / 2 end
   local digits, n = {}, 0
   while a > 0 do
-    local high = floor(a / 64) -- exact: a power of two
+    local high = floor(a / radix) -- exact: a power of two
     n = n + 1
-    digits[n] = a - high * 64
+    digits[n] = a - high * radix
     a = high
   end
   local q, rest = 0, 0
   for i = n, 1, -1 do
-    local t = rest * 64 + digits[i] * b
+    local t = rest * radix + digits[i] * b
     local d = idiv(t, c)
-    q, rest = q * 64 + d, t - d * c
+    q, rest = q * radix + d, t - d * c
   end
   return q, rest
 end
