@@ -15,7 +15,9 @@ script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
 exactly N live entries (RESTORE, not counted) before each measured call.
 The library is built from lua/ as core/CMakeLists.txt builds it, so a Lua
-change is measured without a build.
+change is measured without a build; rl's calls are sent as rl sends them
+(core/redis/script_call.cpp: the limits alone for Redis TIME and cost 1)
+and their replies (8-byte integers, lua/common.lua) decoded.
 """
 import argparse
 import glob

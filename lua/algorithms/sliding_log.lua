@@ -169,10 +169,10 @@ function algo.forget(log)
 end
 
 -- acquire with one limit, the common case, in a few calls: the newest entry
--- by LINDEX -1, the head of the log (its oldest HEAD entries) in one LRANGE
--- unless the newest holds every unit, then RPUSH (or LSET -1, same instant)
--- and PEXPIREAT. The oldest live entry, and the one whose
--- leaving frees enough units, are nearly always in the head; when they are
+-- by LINDEX -1; unless it holds every unit, the oldest by LINDEX 0 (when
+-- that is dead, the oldest HEAD entries in one LRANGE); then RPUSH (or LSET
+-- -1, same instant) and PEXPIREAT. The oldest live entry, and the one whose
+-- leaving frees enough units, are nearly always among them; when they are
 -- not, the general path decides (common.lua decide_one). Dead entries are
 -- trimmed once half the head is dead, so a call reads and trims a bounded
 -- number of them: the same decisions, the same live log.
@@ -204,9 +204,17 @@ local function acquire_head(key, r, now, cost, min_ttl)
       -- alone, as the log's first live entry (nothing is trimmed).
       head, count, first, first_at, first_cost = { raw }, 1, 1, last_at, last_cost
     else
-      head = call('LRANGE', key, '0', HEAD_END)
-      count = #head
-      for i = 1, count do
+      -- The oldest entry alone (one string, no table), nearly always live;
+      -- the head when it is not.
+      local oldest = call('LINDEX', key, '0')
+      local at, c, total = unpack_record(RECORD, oldest)
+      if now - at < window then
+        head, count, first, before, first_at, first_cost = { oldest }, 1, 1, total - c, at, c
+      else
+        head = call('LRANGE', key, '0', HEAD_END)
+        count = #head
+      end
+      for i = 2, count do
         local at, c, total = unpack_record(RECORD, head[i])
         if now - at < window then
           first, before, first_at, first_cost = i, total - c, at, c
@@ -214,7 +222,7 @@ local function acquire_head(key, r, now, cost, min_ttl)
         end
       end
       if first == nil then return nil end -- a longer run of dead entries
-      whole = count < HEAD or head[count] == raw -- the head is the whole log
+      whole = head[count] == raw -- the head is the whole log
     end
     if first then used, newest = last_total - before, last_at end
   end
