@@ -177,6 +177,7 @@ end
 -- trimmed once half the head is dead, so a call reads and trims a bounded
 -- number of them: the same decisions, the same live log.
 local HEAD = 2 -- each element read costs Redis about as much as a command
+local NONE = {} -- no head read (never written)
 local HEAD_END = tostring(HEAD - 1) -- redis.call's arguments as strings: Redis
 -- prints a number with '%.17g', dearer than a constant
 
@@ -190,10 +191,11 @@ local function freeing(head, from, before, units)
   return nil
 end
 
-local function acquire_head(key, r, now, cost, min_ttl)
+function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   local window, limit = r.window, r.limit
   local last_at, last_cost, last_total, used, newest = 0, 0, 0, 0, -1
-  local head, count, first, before, first_at, first_cost, whole = {}, 0, nil, 0, 0, 0, true
+  -- head: the oldest entries read by LRANGE, when they were (else NONE)
+  local head, count, first, before, first_at, first_cost, whole = NONE, 0, nil, 0, 0, 0, true
   local raw = call('LINDEX', key, '-1') -- the newest entry
   if raw then
     last_at, last_cost, last_total = unpack_record(RECORD, raw)
@@ -202,14 +204,14 @@ local function acquire_head(key, r, now, cost, min_ttl)
     elseif last_total == last_cost then
       -- No unit before the newest (an older entry holds none): it decides
       -- alone, as the log's first live entry (nothing is trimmed).
-      head, count, first, first_at, first_cost = { raw }, 1, 1, last_at, last_cost
+      count, first, first_at, first_cost = 1, 1, last_at, last_cost
     else
       -- The oldest entry alone (one string, no table), nearly always live;
       -- the head when it is not.
       local oldest = call('LINDEX', key, '0')
       local at, c, total = unpack_record(RECORD, oldest)
       if now - at < window then
-        head, count, first, before, first_at, first_cost = { oldest }, 1, 1, total - c, at, c
+        count, first, before, first_at, first_cost = 1, 1, total - c, at, c
       else
         head = call('LRANGE', key, '0', HEAD_END)
         count = #head
@@ -221,7 +223,7 @@ local function acquire_head(key, r, now, cost, min_ttl)
           break
         end
       end
-      if first == nil then return nil end -- a longer run of dead entries
+      if first == nil then return decide_one(key, algo, rates, now, cost, true) end -- a longer run of dead entries
       whole = head[count] == raw -- the head is the whole log
     end
     if first then used, newest = last_total - before, last_at end
@@ -232,7 +234,7 @@ local function acquire_head(key, r, now, cost, min_ttl)
       -- Found in a whole log: its newest entry frees all it holds.
       local units, when = used + cost - limit, first_at -- usually the oldest frees enough
       if first_cost < units then when = freeing(head, first + 1, before, units) end
-      if when == nil then return nil end
+      if when == nil then return decide_one(key, algo, rates, now, cost, true) end
       retry = when + window - now
     end
     local reset = 0
@@ -242,7 +244,7 @@ local function acquire_head(key, r, now, cost, min_ttl)
   -- Admitted: record.
   if first == nil then -- no entry, or every one dead
     if count > 0 then call('DEL', key) end
-    head, first, last_total, count, first_cost = {}, 1, 0, 0, -1 -- no older entry
+    first, last_total, count, first_cost = 1, 0, 0, -1 -- no older entry
   elseif first > HEAD / 2 then
     call('LTRIM', key, first - 1, '-1')
   end
@@ -251,7 +253,7 @@ local function acquire_head(key, r, now, cost, min_ttl)
     -- One entry per instant (a clock that steps back joins the newest).
     local entry = pack(RECORD, last_at, last_cost + cost, total)
     call('LSET', key, '-1', entry)
-    if whole then head[count] = entry end
+    if whole and count > 1 then head[count] = entry end
     if first == count then first_cost = last_cost + cost end
   else
     call('RPUSH', key, pack(RECORD, now, cost, total))
@@ -260,7 +262,10 @@ local function acquire_head(key, r, now, cost, min_ttl)
   if total >= REBASE_AT then rebase({ key = key }) end
   local idle = last_at + window
   if min_ttl == 0 then
-    call('PEXPIREAT', key, int(ceil_div(idle, 1000)))
+    local ms = idle / 1000 -- ceil_div(idle, 1000), inline: exact below 2^53
+    ms = ms - ms % 1
+    if ms * 1000 < idle then ms = ms + 1 end
+    call('PEXPIREAT', key, int(ms))
   else
     call('PEXPIRE', key, int(max(ceil_div(idle - now, 1000), min_ttl)))
   end
@@ -280,8 +285,4 @@ local function acquire_head(key, r, now, cost, min_ttl)
     end
   end
   return pack(R5, 1, limit - used, 0, reset, again)
-end
-
-function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
-  return acquire_head(key, r, now, cost, min_ttl) or decide_one(key, algo, rates, now, cost, true)
 end
