@@ -11,6 +11,10 @@
 --          TIME; large under the manual clock, whose time does not move
 --          with Redis's), then 6 values per limit: limit, window_us, burst,
 --          limit_reduced, window_reduced, granularity_us
+-- The short form, argv = { limits } alone, stands for { '', '1', limits }:
+-- the usual call (Redis TIME, cost 1) carries one argument, not three (each
+-- argument costs Redis a Lua string and a table slot per call;
+-- core/redis/script_call.cpp sends it).
 -- As a script (EVALSHA) these are KEYS and ARGV; as a Redis Function
 -- (lua/library.lua) the function's own arguments.
 --
@@ -22,6 +26,18 @@
 -- Library functions as locals: a global lookup per use is measurable here.
 local tonumber, floor, format = tonumber, math.floor, string.format
 local find, sub, concat, call = string.find, string.sub, table.concat, redis.call
+local pack = struct.pack
+
+-- The reply: {allowed, limit, remaining, retry_after_us, reset_after_us,
+-- limit_index [, next_retry_after_us [, suppression factor]]} as one string
+-- of these integers, each 8 bytes little-endian (struct '<i8'): Redis turns
+-- a table into an array reply at about twice the cost (a lookup of 6 type
+-- fields, a deferred length, a value per element). A decision of one limit
+-- leaves out its limit and index (the caller's only limit, 0): {allowed,
+-- remaining, retry_after_us, reset_after_us, next_retry_after_us}, R5.
+local R5, R6, R7, R8 = '<i8i8i8i8i8', '<i8i8i8i8i8i8', '<i8i8i8i8i8i8i8', '<i8i8i8i8i8i8i8i8'
+local REPLY = { [6] = R6, [7] = R7, [8] = R8 }
+local function reply(t) return pack(REPLY[#t], unpack(t)) end
 
 local function idiv(a, b) -- floor(a / b) for a >= 0, b > 0, exact
   local q = floor(a / b)
@@ -40,8 +56,8 @@ end
 local TWO53 = 9007199254740992
 
 -- floor(a * b / c) and a * b % c, exact for integers 0 <= a < 2^53 and
--- 0 < b, c < 2^46 whose quotient stays below 2^53 (the algorithms' products
--- reach 2^93; core/ computes them in __int128).
+-- 0 < b, c with b + c <= 2^52 whose quotient stays below 2^53 (the
+-- algorithms' products reach 2^93; core/ computes them in __int128).
 local function muldiv(a, b, c)
   local p = a * b
   if p < TWO53 then -- exact: the common case, idiv inline
@@ -53,20 +69,23 @@ local function muldiv(a, b, c)
     end
     return q, rest
   end
-  -- Long division, a's base-64 digits first to last: each step keeps
-  -- (digits so far) * b = q * c + rest, with rest * 64 + digit * b < 2^53.
+  -- Long division, a's digits in base `radix` (a power of two, 64 unless
+  -- b + c is large) first to last: each step keeps (digits so far) * b =
+  -- q * c + rest, with rest * radix + digit * b < (c + b) * radix <= 2^53.
+  local radix = 64
+  while (b + c) * radix > TWO53 do radix = radix / 2 end
   local digits, n = {}, 0
   while a > 0 do
-    local high = floor(a / 64) -- exact: a power of two
+    local high = floor(a / radix) -- exact: a power of two
     n = n + 1
-    digits[n] = a - high * 64
+    digits[n] = a - high * radix
     a = high
   end
   local q, rest = 0, 0
   for i = n, 1, -1 do
-    local t = rest * 64 + digits[i] * b
+    local t = rest * radix + digits[i] * b
     local d = idiv(t, c)
-    q, rest = q * 64 + d, t - d * c
+    q, rest = q * radix + d, t - d * c
   end
   return q, rest
 end
@@ -202,7 +221,7 @@ end
 
 -- remaining: the smallest (its limit and 0-based index go with it, the
 -- first on a tie); retry and reset: the largest, with retry -1 (never)
--- dominating.
+-- dominating. A table of the reply's integers (reply() packs it).
 local function combine(vs)
   local out, index = vs[1], 0
   for i = 2, #vs do
@@ -233,9 +252,14 @@ local function open(key, algo, rates)
   return states
 end
 
+-- The arguments in full: the short form (above) as { '', '1', limits }.
+local function full(argv)
+  if argv[2] == nil then return { '', '1', argv[1] } end
+  return argv
+end
+
 -- refund and reset change every limit, then report the state afterwards.
 local function change(keys, argv, algo, op)
-  if algo.run then return algo.run(keys, argv, op) end
   local key, now, cost, rates = keys[1], now_us(argv[1]), cost_of(argv[2]), limits_of(argv[3])
   local states = open(key, algo, rates)
   if algo.open then
@@ -252,7 +276,7 @@ local function change(keys, argv, algo, op)
   end
   local vs = {}
   for i, r in ipairs(rates) do vs[i] = algo.decide(states[i], r, now, 0) end
-  return combine(vs)
+  return reply(combine(vs))
 end
 
 -- After an admitted acquire of `cost`: how long until another of the same
@@ -279,37 +303,20 @@ local function decide_one(key, algo, rates, now, cost, record)
   local v = algo.decide(s, r, now, cost)
   if not v.allowed then
     local unchanged = algo.decide(s, r, now, 0)
-    return { 0, r.limit, unchanged.remaining, v.retry, unchanged.reset, 0 }
+    return pack(R5, 0, unchanged.remaining, v.retry, unchanged.reset, 0)
   end
-  if not record then return { 1, r.limit, v.remaining, v.retry, v.reset, 0 } end
+  if not record then return pack(R5, 1, v.remaining, v.retry, v.reset, 0) end
   if algo.open then
     algo.record(s, rates, now, cost)
   else
     algo.consume(s, r, now, cost)
     save(key, algo, { s }, rates, now)
   end
-  return { 1, r.limit, v.remaining, v.retry, v.reset, 0, next_retry(algo, s, r, now, cost, v.remaining) }
+  return pack(R5, 1, v.remaining, v.retry, v.reset, next_retry(algo, s, r, now, cost, v.remaining))
 end
 
--- acquire and peek: all limits must admit; only acquire records.
-local function decide(keys, argv, algo, record)
-  if algo.run then return algo.run(keys, argv, record and 'acquire' or 'peek') end
-  -- now_us, cost_of and limits_of's cache inline: this runs on every call.
-  local now, cost, rates = argv[1], argv[2], parsed_limits[argv[3]] or limits_of(argv[3])
-  if now == '' then
-    local t = call('TIME')
-    now = t[1] * 1000000 + t[2]
-  else
-    now = tonumber(now)
-  end
-  if cost == '1' then cost = 1 else cost = tonumber(cost) end
-  if rates[2] == nil then
-    if record and algo.acquire_one then
-      return algo.acquire_one(keys[1], rates[1], now, cost, rates.min_ttl, argv[2], rates)
-    end
-    return decide_one(keys[1], algo, rates, now, cost, record)
-  end
-  local key = keys[1]
+-- acquire and peek with several limits: all must admit; only acquire records.
+local function decide_many(key, algo, rates, now, cost, record)
   local states = open(key, algo, rates)
   local vs, all = {}, true
   for i, r in ipairs(rates) do
@@ -323,7 +330,7 @@ local function decide(keys, argv, algo, record)
       for i, r in ipairs(rates) do algo.consume(states[i], r, now, cost) end
       save(key, algo, states, rates, now)
     end
-    return combine(vs)
+    return reply(combine(vs))
   end
   -- Denied: nothing is consumed, so remaining and reset describe the
   -- unchanged state; retry still waits for every limit.
@@ -334,5 +341,44 @@ local function decide(keys, argv, algo, record)
   end
   local out = combine(unchanged)
   out[1] = 0
-  return out
+  return reply(out)
+end
+
+-- The function (keys, argv) -> reply of one operation of one algorithm. A
+-- Function library makes each once, at its first call (lua/library.lua); a
+-- script makes its own on each call (lua/operations/).
+local function operation(algo, op)
+  if algo.run then -- suppressed: every call records, and a draw decides
+    return function(keys, argv) return algo.run(keys, full(argv), op) end
+  end
+  if op == 'refund' or op == 'reset' then
+    return function(keys, argv) return change(keys, full(argv), algo, op) end
+  end
+  -- acquire and peek: this runs on every call, with now_us, cost_of and
+  -- limits_of's cache inline.
+  local record = op == 'acquire'
+  local one = record and algo.acquire_one
+  local time_seconds, time_base = nil, 0 -- TIME's last seconds, in us
+  return function(keys, argv)
+    local now, cost, cost_text, limits = argv[1], 1, argv[2], argv[3]
+    if cost_text == nil then -- the short form
+      now, cost_text, limits = '', '1', now
+    elseif cost_text ~= '1' then
+      cost = tonumber(cost_text)
+    end
+    local rates = parsed_limits[limits] or limits_of(limits)
+    if now == '' then
+      local t = call('TIME')
+      local seconds = t[1]
+      -- The same second is the same interned string: its microseconds are
+      -- known without parsing it again.
+      if seconds ~= time_seconds then time_seconds, time_base = seconds, seconds * 1000000 end
+      now = time_base + t[2]
+    else
+      now = tonumber(now)
+    end
+    if rates[2] ~= nil then return decide_many(keys[1], algo, rates, now, cost, record) end
+    if one then return one(keys[1], rates[1], now, cost, rates.min_ttl, cost_text, rates) end
+    return decide_one(keys[1], algo, rates, now, cost, record)
+  end
 end

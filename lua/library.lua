@@ -9,12 +9,13 @@ local rl
 local entries = {} -- '<algorithm>_<op>' -> its function
 
 local function entry(algorithm, op)
+  local run -- common.lua's operation, made at the first call
   return function(keys, argv)
-    if not rl then rl = setup() end
-    local algo = rl.algorithms[algorithm]
-    if op == 'acquire' then return rl.decide(keys, argv, algo, true) end
-    if op == 'peek' then return rl.decide(keys, argv, algo, false) end
-    return rl.change(keys, argv, algo, op)
+    if not run then
+      if not rl then rl = setup() end
+      run = rl.operation(rl.algorithms[algorithm], op)
+    end
+    return run(keys, argv)
   end
 end
 

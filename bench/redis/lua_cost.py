@@ -15,7 +15,9 @@ script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
 exactly N live entries (RESTORE, not counted) before each measured call.
 The library is built from lua/ as core/CMakeLists.txt builds it, so a Lua
-change is measured without a build.
+change is measured without a build; rl's calls are sent as rl sends them
+(core/redis/script_call.cpp: the limits alone for Redis TIME and cost 1)
+and their replies (8-byte integers, lua/common.lua) decoded.
 """
 import argparse
 import glob
@@ -25,6 +27,7 @@ import os
 import random
 import re
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -106,7 +109,7 @@ def library_text(lua_dir):
         for op in OPS:
             regs += "entries.%s_%s = entry('%s', '%s')\nredis.register_function('@RL_LIBRARY@_%s_%s', entries.%s_%s)\n" % (
                 a, op, a, op, a, op, a, op)
-    lib += 'return { decide = decide, change = change, algorithms = algorithms }\nend\n' + entry + regs
+    lib += 'return { operation = operation, algorithms = algorithms }\nend\n' + entry + regs
     lib += "redis.register_function('@RL_LIBRARY@_batch', batch)\n"
     name = 'rl_' + hashlib.sha1(lib.encode()).hexdigest()[:12]
     return name, '#!lua name=%s\n%s' % (name, lib.replace('@RL_LIBRARY@', name))
@@ -240,7 +243,15 @@ class Bench:
         return usec / n, instr
 
     def fcall(self, algo, op, key, now, cost, lim):
-        return self.c('FCALL', '%s_%s_%s' % (self.lib, algo, op), 1, key, now, cost, lim)
+        args = (lim,) if now == '' and cost == 1 else (now, cost, lim)  # as core/redis/script_call.cpp
+        return self.c('FCALL', '%s_%s_%s' % (self.lib, algo, op), 1, key, *args)
+
+
+def verdict(reply):
+    """rl's reply (lua/common.lua: integers of 8 bytes, little-endian) as a list."""
+    if isinstance(reply, list):
+        return reply
+    return list(struct.unpack('<%dq' % (len(reply) // 8), reply))
 
 
 def main():
@@ -325,7 +336,7 @@ def sliding_log(b, case, size, calls):
     # clock argument; the measured calls read Redis TIME).
     start = now - size * 1000
     for i in range(size):
-        r = b.fcall('sliding_log', 'acquire', rl_key, start + i * 1000, 1, fill)
+        r = verdict(b.fcall('sliding_log', 'acquire', rl_key, start + i * 1000, 1, fill))
         assert r[0] == 1, r
     c('PERSIST', rl_key)
     rl_dump = c('DUMP', rl_key)
@@ -344,7 +355,7 @@ def sliding_log(b, case, size, calls):
 
     def rl_call(lim, want):
         def call(i):
-            r = b.fcall('sliding_log', 'acquire', rl_key, '', 1, lim)
+            r = verdict(b.fcall('sliding_log', 'acquire', rl_key, '', 1, lim))
             assert r[0] == want, r
         return call
 

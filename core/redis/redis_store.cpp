@@ -138,23 +138,49 @@ NodeOptions node_options(const Url& url, const Settings& settings) {
 }
 
 // {allowed, limit, remaining, retry_after_us, reset_after_us, limit_index
-// [, next_retry_after_us [, suppression factor in 2^-24 units]]}
-Verdict verdict_of(const Reply& r, bool& ok) {
+// [, next_retry_after_us [, suppression factor in 2^-24 units]]}: lua/'s
+// reply, one string of these integers each 8 bytes little-endian, or 5 of
+// them for a decision of one limit, which leaves out its limit (`only_limit`)
+// and index (see lua/common.lua); or an array of the integers.
+Verdict verdict_of(const Reply& r, int64_t only_limit, bool& ok) {
   Verdict v;
-  ok = r.type == Reply::Type::array && r.elements.size() >= 6 && r.elements.size() <= 8;
-  for (size_t i = 0; ok && i < r.elements.size(); ++i)
-    ok = r.elements[i].type == Reply::Type::integer;
-  if (!ok) return v;
-  v.allowed = r.elements[0].integer != 0;
-  v.limit = r.elements[1].integer;
-  v.remaining = r.elements[2].integer;
-  v.retry_after_us = r.elements[3].integer;
-  v.reset_after_us = r.elements[4].integer;
-  v.limit_index = static_cast<int>(r.elements[5].integer);
-  if (r.elements.size() >= 7) v.next_retry_after_us = r.elements[6].integer;
-  if (r.elements.size() == 8) {
-    v.suppression_factor = static_cast<double>(r.elements[7].integer) / Suppressed::kScale;
+  int64_t n[8] = {};
+  size_t count = 0;
+  if (r.type == Reply::Type::string) {
+    count = r.text.size() / 8;
+    ok = r.text.size() % 8 == 0 && count <= 8;
+    for (size_t i = 0; ok && i < count; ++i) {
+      uint64_t u = 0;
+      for (int b = 7; b >= 0; --b) u = u << 8 | static_cast<unsigned char>(r.text[i * 8 + b]);
+      n[i] = static_cast<int64_t>(u);
+    }
+    if (ok && count == 5 && only_limit >= 0) {  // {allowed, remaining, retry, reset, next_retry}
+      v.allowed = n[0] != 0;
+      v.limit = only_limit;
+      v.remaining = n[1];
+      v.retry_after_us = n[2];
+      v.reset_after_us = n[3];
+      v.next_retry_after_us = n[4];
+      return v;
+    }
+  } else {
+    ok = r.type == Reply::Type::array && r.elements.size() <= 8;
+    count = r.elements.size();
+    for (size_t i = 0; ok && i < count; ++i) {
+      ok = r.elements[i].type == Reply::Type::integer;
+      n[i] = r.elements[i].integer;
+    }
   }
+  ok = ok && count >= 6 && count <= 8;
+  if (!ok) return v;
+  v.allowed = n[0] != 0;
+  v.limit = n[1];
+  v.remaining = n[2];
+  v.retry_after_us = n[3];
+  v.reset_after_us = n[4];
+  v.limit_index = static_cast<int>(n[5]);
+  if (count >= 7) v.next_retry_after_us = n[6];
+  if (count == 8) v.suppression_factor = static_cast<double>(n[7]) / Suppressed::kScale;
   return v;
 }
 
@@ -186,7 +212,8 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   std::shared_ptr<RedisStore> store_;
   Algorithm algorithm_;
   KeyShape keys_;
-  std::string limits_arg_;  // the smallest TTL, then 6 values per limit (lua/common.lua)
+  std::string limits_arg_;   // the smallest TTL, then 6 values per limit (lua/common.lua)
+  int64_t only_limit_ = -1;  // a policy of one limit: its limit, which its replies leave out
   const std::unique_ptr<DrawSource> draws_;  // suppressed only
   const int64_t factor_reuse_us_;
 };
@@ -323,6 +350,7 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
                  : nullptr),
       factor_reuse_us_(policy.factor_reuse_us) {
   limits_arg_ = store_->options().manual_clock ? std::to_string(kManualClockMinTtlMs) : "0";
+  if (policy.rates.size() == 1) only_limit_ = policy.rates[0].limit;
   for (const Rate& r : policy.rates) {
     for (int64_t v :
          {r.limit, r.window_us, r.burst, r.limit_reduced, r.window_reduced, r.granularity_us}) {
@@ -369,7 +397,7 @@ Outcome RedisBackend::outcome_of(CallResult&& result, int64_t timeout_us) const 
   if (result.reply.is_error()) return outcome_of_error(node, result.reply.text);
   Outcome o;
   bool ok = false;
-  o.verdict = verdict_of(result.reply, ok);
+  o.verdict = verdict_of(result.reply, only_limit_, ok);
   if (!ok) return Outcome::failure(Code::backend_error, node + ": unexpected script reply");
   return o;
 }

@@ -1,6 +1,6 @@
 -- Fixed window, as core/algorithms/fixed_window.cpp. State: window index and count.
 local algo = {}
-local try_call = redis.pcall
+local try_call, type = redis.pcall, type
 
 local function count_at(s, r, now)
   if s.window == idiv(now, r.window) then return s.count end
@@ -90,30 +90,30 @@ end
 -- DECRBYs back. A value that is not packed is read first (GET, then SET).
 function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   local width, limit = r.window, r.limit
-  local window = floor(now / width) -- idiv, inline
-  if window * width > now then
-    window = window - 1
-  elseif (window + 1) * width <= now then
-    window = window + 1
+  -- The window of now, what follows from it alone kept in r until now
+  -- leaves it: its end (us), index, first packed value (count 0), whether
+  -- it packs, and its end in ms rounded up, as SET's PXAT.
+  local ends = r.fw_end
+  if ends == nil or now >= ends or now < ends - width then
+    local window = idiv(now, width)
+    ends = (window + 1) * width
+    r.fw_end, r.fw_window, r.fw_first = ends, window, window * (limit + 1)
+    r.fw_packs, r.fw_pxat = packs(window, r), int(ceil_div(ends, 1000))
   end
-  local left = (window + 1) * width - now
-  local base, count, fresh = limit + 1, 0, true
+  local window, left = r.fw_window, ends - now
+  local count, fresh = 0, true
   -- A value written as a pair (a clock set back across packs()) is no
   -- integer: INCRBY refuses it, and the GET below reads it.
-  local counted = cost <= limit and packs(window, r) and try_call('INCRBY', key, cost_text)
+  local counted = cost <= limit and r.fw_packs and try_call('INCRBY', key, cost_text)
   if type(counted) == 'number' then
-    local old = counted - cost
-    local at = floor(old / base) -- idiv, inline
-    if at * base > old then
-      at = at - 1
-    elseif (at + 1) * base <= old then
-      at = at + 1
-    end
     -- old is 0 when the key was missing: INCRBY made it, without an expiry.
-    if at == window and old > 0 then count, fresh = old - at * base, false end
+    -- Of this window when first <= old <= first + limit (idiv(old, limit + 1)
+    -- is the window).
+    local old, first = counted - cost, r.fw_first
+    if old > 0 and old >= first and old - first <= limit then count, fresh = old - first, false end
     if count + cost > limit then
       call('DECRBY', key, cost_text)
-      return { 0, limit, limit - count, left, left, 0 } -- count > 0 here: reset is left
+      return pack(R5, 0, limit - count, left, left, 0) -- count > 0 here: reset is left
     end
   else
     local raw = call('GET', key)
@@ -126,26 +126,21 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
       if count > 0 then reset = left end
       local retry = left
       if cost > limit then retry = -1 end
-      return { 0, limit, limit - count, retry, reset, 0 }
+      return pack(R5, 0, limit - count, retry, reset, 0)
     end
     fresh = true
   end
   count = count + cost
   if fresh then
-    local value = int(window * base + count)
-    if not packs(window, r) then value = int(window) .. ' ' .. int(count) end
+    local value = int(r.fw_first + count)
+    if not r.fw_packs then value = int(window) .. ' ' .. int(count) end
     if min_ttl ~= 0 then
       call('SET', key, value, 'PX', int(max(ceil_div(left, 1000), min_ttl)))
     else
-      -- The window's end in ms, rounded up, formatted once per window.
-      if r.fw_window ~= window then
-        local ends = now + left
-        r.fw_window, r.fw_pxat = window, int(ceil_div(ends, 1000))
-      end
       call('SET', key, value, 'PXAT', r.fw_pxat)
     end
   end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if count + cost > limit then again = left end
-  return { 1, limit, limit - count, 0, left, 0, again }
+  return pack(R5, 1, limit - count, 0, left, again)
 end

@@ -108,7 +108,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     if cost > burst or next > tol then
       local retry = -1
       if cost <= burst then retry = ceil_div(next - tol, lr) end
-      return { 0, r.limit, idiv(tol - ahead, wr), retry, ceil_div(ahead, lr), 0 }
+      return pack(R5, 0, idiv(tol - ahead, wr), retry, ceil_div(ahead, lr), 0)
     end
     local remaining, reset = idiv(tol - next, wr), next
     if lr > 1 then reset = ceil_div(next, lr) end
@@ -124,7 +124,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     end
     local again = 0 -- common.lua next_retry: when another call of this cost would pass
     if remaining < cost and next + span > tol then again = ceil_div(next + span - tol, lr) end
-    return { 1, r.limit, remaining, 0, reset, 0, again }
+    return pack(R5, 1, remaining, 0, reset, again)
   end
   local us, part = 0, 0 -- how far the TAT lies ahead of now
   if tat > now then
@@ -143,7 +143,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
   local left_us, left_part = pair_sub(lr, tol_us, tol_part, us, part)
   local units, rest = muldiv(left_us, lr, wr)
   local remaining, reset = units + idiv(rest + left_part, wr), ceil_us(us, part)
-  if not allowed then return { 0, r.limit, remaining, retry, reset, 0 } end
+  if not allowed then return pack(R5, 0, remaining, retry, reset, 0) end
   local value
   if part > 0 then
     tat = now + us + 1
@@ -164,5 +164,5 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
       again = ceil_us(pair_sub(lr, next_us, next_part, tol_us, tol_part))
     end
   end
-  return { 1, r.limit, remaining, 0, reset, 0, again }
+  return pack(R5, 1, remaining, 0, reset, again)
 end

@@ -168,15 +168,16 @@ function algo.forget(log)
   log.n, log.cache = 0, {}
 end
 
--- acquire with one limit, the common case, in a few calls: the head of the
--- log (its oldest HEAD entries: all of a short log) in one LRANGE, the
--- newest entry by LINDEX -1 when the log is longer, then RPUSH (or LSET -1,
--- same instant) and PEXPIREAT. The oldest live entry, and the one whose
--- leaving frees enough units, are nearly always in the head; when they are
+-- acquire with one limit, the common case, in a few calls: the newest entry
+-- by LINDEX -1; unless it holds every unit, the oldest by LINDEX 0 (when
+-- that is dead, the oldest HEAD entries in one LRANGE); then RPUSH (or LSET
+-- -1, same instant) and PEXPIREAT. The oldest live entry, and the one whose
+-- leaving frees enough units, are nearly always among them; when they are
 -- not, the general path decides (common.lua decide_one). Dead entries are
 -- trimmed once half the head is dead, so a call reads and trims a bounded
 -- number of them: the same decisions, the same live log.
-local HEAD = 4
+local HEAD = 2 -- each element read costs Redis about as much as a command
+local NONE = {} -- no head read (never written)
 local HEAD_END = tostring(HEAD - 1) -- redis.call's arguments as strings: Redis
 -- prints a number with '%.17g', dearer than a constant
 
@@ -190,28 +191,42 @@ local function freeing(head, from, before, units)
   return nil
 end
 
-local function acquire_head(key, r, now, cost, min_ttl)
+function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   local window, limit = r.window, r.limit
-  local head = call('LRANGE', key, '0', HEAD_END)
-  local count, first, before, first_at, first_cost = #head, nil, 0, 0, 0
-  for i = 1, count do
-    local at, c, total = unpack_record(RECORD, head[i])
-    if now - at < window then
-      first, before, first_at, first_cost = i, total - c, at, c
-      break
-    end
-  end
-  local whole = count < HEAD -- the head is the whole log
-  if first == nil and not whole then return nil end -- a longer run of dead entries
   local last_at, last_cost, last_total, used, newest = 0, 0, 0, 0, -1
-  if first then
-    local raw = head[count]
-    if not whole then
-      raw = call('LINDEX', key, '-1')
-      whole = raw == head[count] -- a log of exactly HEAD entries
-    end
+  -- head: the oldest entries read by LRANGE, when they were (else NONE)
+  local head, count, first, before, first_at, first_cost, whole = NONE, 0, nil, 0, 0, 0, true
+  local raw = call('LINDEX', key, '-1') -- the newest entry
+  if raw then
     last_at, last_cost, last_total = unpack_record(RECORD, raw)
-    used, newest = last_total - before, last_at
+    if now - last_at >= window then
+      count = 1 -- the newest is dead, and so is every older entry
+    elseif last_total == last_cost then
+      -- No unit before the newest (an older entry holds none): it decides
+      -- alone, as the log's first live entry (nothing is trimmed).
+      count, first, first_at, first_cost = 1, 1, last_at, last_cost
+    else
+      -- The oldest entry alone (one string, no table), nearly always live;
+      -- the head when it is not.
+      local oldest = call('LINDEX', key, '0')
+      local at, c, total = unpack_record(RECORD, oldest)
+      if now - at < window then
+        count, first, before, first_at, first_cost = 1, 1, total - c, at, c
+      else
+        head = call('LRANGE', key, '0', HEAD_END)
+        count = #head
+      end
+      for i = 2, count do
+        local at, c, total = unpack_record(RECORD, head[i])
+        if now - at < window then
+          first, before, first_at, first_cost = i, total - c, at, c
+          break
+        end
+      end
+      if first == nil then return decide_one(key, algo, rates, now, cost, true) end -- a longer run of dead entries
+      whole = head[count] == raw -- the head is the whole log
+    end
+    if first then used, newest = last_total - before, last_at end
   end
   if cost > limit or used + cost > limit then
     local retry = -1
@@ -219,17 +234,17 @@ local function acquire_head(key, r, now, cost, min_ttl)
       -- Found in a whole log: its newest entry frees all it holds.
       local units, when = used + cost - limit, first_at -- usually the oldest frees enough
       if first_cost < units then when = freeing(head, first + 1, before, units) end
-      if when == nil then return nil end
+      if when == nil then return decide_one(key, algo, rates, now, cost, true) end
       retry = when + window - now
     end
     local reset = 0
     if newest >= 0 then reset = newest + window - now end
-    return { 0, limit, limit - used, retry, reset, 0 }
+    return pack(R5, 0, limit - used, retry, reset, 0)
   end
   -- Admitted: record.
   if first == nil then -- no entry, or every one dead
     if count > 0 then call('DEL', key) end
-    head, first, last_total, count = {}, 1, 0, 0
+    first, last_total, count, first_cost = 1, 0, 0, -1 -- no older entry
   elseif first > HEAD / 2 then
     call('LTRIM', key, first - 1, '-1')
   end
@@ -238,7 +253,8 @@ local function acquire_head(key, r, now, cost, min_ttl)
     -- One entry per instant (a clock that steps back joins the newest).
     local entry = pack(RECORD, last_at, last_cost + cost, total)
     call('LSET', key, '-1', entry)
-    if whole then head[count] = entry end
+    if whole and count > 1 then head[count] = entry end
+    if first == count then first_cost = last_cost + cost end
   else
     call('RPUSH', key, pack(RECORD, now, cost, total))
     last_at = now
@@ -246,7 +262,10 @@ local function acquire_head(key, r, now, cost, min_ttl)
   if total >= REBASE_AT then rebase({ key = key }) end
   local idle = last_at + window
   if min_ttl == 0 then
-    call('PEXPIREAT', key, int(ceil_div(idle, 1000)))
+    local ms = idle / 1000 -- ceil_div(idle, 1000), inline: exact below 2^53
+    ms = ms - ms % 1
+    if ms * 1000 < idle then ms = ms + 1 end
+    call('PEXPIREAT', key, int(ms))
   else
     call('PEXPIRE', key, int(max(ceil_div(idle - now, 1000), min_ttl)))
   end
@@ -256,7 +275,8 @@ local function acquire_head(key, r, now, cost, min_ttl)
   if newest >= 0 then reset = newest + window - now end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if limit - used < cost then
-    local when = freeing(head, first, before, used + cost - limit)
+    local units, when = used + cost - limit, first_at -- usually the oldest frees enough
+    if first_cost < units then when = freeing(head, first + 1, before, units) end
     if when == nil and whole then when = last_at end -- the entry just written
     if when == nil then
       again = algo.decide(algo.open(key), r, now, cost).retry
@@ -264,9 +284,5 @@ local function acquire_head(key, r, now, cost, min_ttl)
       again = when + window - now
     end
   end
-  return { 1, limit, limit - used, 0, reset, 0, again }
-end
-
-function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
-  return acquire_head(key, r, now, cost, min_ttl) or decide_one(key, algo, rates, now, cost, true)
+  return pack(R5, 1, limit - used, 0, reset, again)
 end

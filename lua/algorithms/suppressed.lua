@@ -72,32 +72,13 @@ local function totals(s, r, now)
   return t
 end
 
--- floor(a * b / c) for 0 <= a <= 2^24, 0 <= b <= 2^41, 0 < c <= 2^51: c
--- reaches past muldiv's 2^46, so a's bits one by one, every step below 2^53.
-local function muldiv_small(a, b, c)
-  if a * b < TWO53 then return idiv(a * b, c) end
-  local bits, n = {}, 0
-  while a > 0 do
-    local high = floor(a / 2)
-    n = n + 1
-    bits[n] = a - high * 2
-    a = high
-  end
-  local q, rest = 0, 0
-  for i = n, 1, -1 do
-    local t = rest * 2 + bits[i] * b
-    local d = idiv(t, c)
-    q, rest = q * 2 + d, t - d * c
-  end
-  return q
-end
-
 -- SCALE * soft / P rounded down, at most SCALE, P = total * window / span:
 -- the span's share of the window in 1 / SCALE, times soft, over total.
 local function base_of(total, span, r)
   if total == 0 then return SCALE end
   local share = muldiv(SCALE, span, r.window)
-  return min(SCALE, muldiv_small(share, r.limit, total))
+  local base = muldiv(share, r.limit, total) -- share <= 2^24, limit <= 2^41, total <= 2^51
+  return min(SCALE, base)
 end
 
 -- soft / P, P the larger of the rate over the live sub-windows and (windows
@@ -188,7 +169,7 @@ local function change_all(key, states, rates, now, cost, op)
   save(key, algo, states, rates, now)
   local out = combine(vs)
   out[7], out[8] = 0, 0 -- 7th: next_retry (common.lua), unknown here
-  return out
+  return reply(out)
 end
 
 function algo.run(keys, argv, op)
@@ -232,5 +213,5 @@ function algo.run(keys, argv, op)
   local out = combine(vs)
   out[1] = admitted and 1 or 0
   out[7], out[8] = 0, SCALE - base
-  return out
+  return reply(out)
 end

@@ -1,2 +1,2 @@
 -- acquire: decide and record when every limit admits.
-return decide(KEYS, ARGV, algo, true)
+return operation(algo, 'acquire')(KEYS, ARGV)

@@ -1,2 +1,2 @@
 -- peek: what acquire would answer, recording nothing.
-return decide(KEYS, ARGV, algo, false)
+return operation(algo, 'peek')(KEYS, ARGV)

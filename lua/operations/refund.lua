@@ -1,2 +1,2 @@
 -- refund: give cost back to every limit; answer with the state afterwards.
-return change(KEYS, ARGV, algo, 'refund')
+return operation(algo, 'refund')(KEYS, ARGV)

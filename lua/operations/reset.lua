@@ -1,2 +1,2 @@
 -- reset: forget the key; answer with the empty state.
-return change(KEYS, ARGV, algo, 'reset')
+return operation(algo, 'reset')(KEYS, ARGV)
