@@ -14,6 +14,7 @@
 #include "decision.h"
 #include "module_api.h"
 #include "request.h"
+#include "sliding_log_list.h"
 
 namespace rl::module {
 namespace {
@@ -47,6 +48,7 @@ class OpenedKey {
   OpenedKey(const OpenedKey&) = delete;
   OpenedKey& operator=(const OpenedKey&) = delete;
   RedisModuleKey* get() const { return key_; }
+  RedisModuleKey*& handle() { return key_; }  // for a callee that reopens it
 
  private:
   RedisModuleKey* key_;
@@ -86,7 +88,11 @@ void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int
   OpenedKey key(ctx, name, writes ? kRead | kWrite : kRead);
   const int type = api.KeyType(key.get());
   if (q.algorithm == AlgorithmKind::sliding_log) {
-    throw CommandError("algorithm: sliding_log is not decided by this module version");
+    if (type != kKeyTypeEmpty && type != kKeyTypeList) {
+      throw CommandError(CommandError::Verbatim{}, kWrongType);
+    }
+    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, q, now));
+    return;
   }
   if (type != kKeyTypeEmpty && type != kKeyTypeString) {
     throw CommandError(CommandError::Verbatim{}, kWrongType);

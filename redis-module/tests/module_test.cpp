@@ -70,6 +70,24 @@ class Client {
   redisContext* ctx_;
 };
 
+// A key's value whatever its type: a string, or a list's elements in hex.
+std::string value_of(Client& redis, const std::string& key) {
+  const ReplyPtr type = redis.run({"TYPE", key});
+  if (std::string(type->str) != "list") return redis.text({"GET", key});
+  const ReplyPtr all = redis.run({"LRANGE", key, "0", "-1"});
+  std::string out = "list";
+  for (size_t i = 0; i < all->elements; ++i) {
+    out += ' ';
+    for (size_t b = 0; b < all->element[i]->len; ++b) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(all->element[i]->str[b]);
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 std::string fn(const std::string& algorithm, const std::string& op) {
   return std::string(kLibrary.first) + "_" + algorithm + "_" + op;
 }
@@ -92,6 +110,8 @@ const Config kConfigs[] = {
     {"fixed_window", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
     {"sliding_window", "0 10 1000000 10 1 100000 100000", 150000},
     {"sliding_window", "0 5 1000000 5 1 200000 1000000 20 60000000 20 1 3000000 6000000", 300000},
+    {"sliding_log", "0 10 1000000 10 1 100000 0", 150000},
+    {"sliding_log", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
     {"suppressed", "0 10 1000000 30 1 100000 100000", 60000},
     {"suppressed", "0 5 2000000 15 1 400000 200000 20 60000000 60 1 3000000 1000000", 300000},
 };
@@ -145,9 +165,9 @@ TEST_F(ModuleTest, AlternatingWithLuaCallByCallDecidesAndStoresAlike) {
                                 std::to_string(step) + " " + op + " cost " + amount;
       ASSERT_EQ(by_module, by_lua) << where;
       ASSERT_EQ(by_mixed, by_lua) << where;
-      const std::string value = redis_->text({"GET", lua});
-      ASSERT_EQ(redis_->text({"GET", native}), value) << where;
-      ASSERT_EQ(redis_->text({"GET", mixed}), value) << where;
+      const std::string value = value_of(*redis_, lua);
+      ASSERT_EQ(value_of(*redis_, native), value) << where;
+      ASSERT_EQ(value_of(*redis_, mixed), value) << where;
       const std::string expiry = redis_->text({"PEXPIRETIME", lua});
       ASSERT_EQ(redis_->text({"PEXPIRETIME", native}), expiry) << where;
       ASSERT_EQ(redis_->text({"PEXPIRETIME", mixed}), expiry) << where;
@@ -244,6 +264,19 @@ TEST_F(ModuleTest, BadInputIsAnErrorNamingItNeverACrash) {
       }
     }
   }
+  // A sliding_log list with an entry that is not 24 bytes, or totals that
+  // do not add up: an error, the list left as it was.
+  const std::string good(24, '\0');
+  std::string bad_total = good;
+  bad_total[8] = 5;  // cost 5, total 0
+  for (const std::string& entry : {std::string("short"), bad_total}) {
+    redis_->run({"DEL", "{bad}log"});
+    redis_->run({"RPUSH", "{bad}log", good, entry});
+    const std::string reply =
+        redis_->text({"RL.ACQUIRE", "{bad}log", "sliding_log", at, "1", limits});
+    EXPECT_NE(reply.find("ERR rl: corrupt value"), std::string::npos) << reply;
+    EXPECT_EQ(redis_->run({"LLEN", "{bad}log"})->integer, 2);
+  }
   // A batch above the limit is refused whole.
   std::vector<std::string> big = {"RL.BATCH"};
   for (int i = 0; i < 1001; ++i) {
@@ -279,7 +312,7 @@ TEST_F(ModuleTest, ReplicaAndAofReloadHoldThePrimarysState) {
   auto snapshot = [&](Client& on) {
     std::string out;
     for (const std::string& k : keys) {
-      out += k + "=" + on.text({"GET", k}) + "@" + on.text({"PEXPIRETIME", k}) + "\n";
+      out += k + "=" + value_of(on, k) + "@" + on.text({"PEXPIRETIME", k}) + "\n";
     }
     return out;
   };
