@@ -19,10 +19,14 @@ TEST(SyncInline, ALoneSyncCallerReadsItsOwnReply) {
   Limiter limiter(store, limiter_settings("sliding_log", std::to_string(kLimit) + "/h"));
   // The first call finds the connection in the I/O thread's hands; once it
   // is idle after a sync call, the socket is left to the next sync caller.
+  // (Under script_mode=auto on a server without rl's Redis module the first
+  // call's probe is sent again as Lua from the I/O thread: one more call to
+  // hand the socket back.)
+  ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
   ASSERT_EQ(limiter.run(Op::acquire, "k", 1).code, Code::ok);
   const uint64_t before = redis::sync_calls_answered_inline();
   constexpr int kCalls = 200;
-  for (int n = 2; n <= kCalls + 1; ++n) {
+  for (int n = 3; n <= kCalls + 2; ++n) {
     const Outcome o = limiter.run(Op::acquire, "k", 1);
     ASSERT_EQ(o.code, Code::ok) << o.message;
     ASSERT_EQ(o.verdict.remaining, kLimit - n);  // its own reply, counted once
