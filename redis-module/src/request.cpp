@@ -55,6 +55,11 @@ std::vector<std::string_view> fields_of(std::string_view text) {
   return out;
 }
 
+// As the C ABI's Limiter::check_cost: acquire and refund take at least 1.
+int64_t least_cost(Op op) {
+  return op == Op::acquire || op == Op::refund ? 1 : 0;
+}
+
 }  // namespace
 
 bool parse_int(std::string_view text, int64_t& out) {
@@ -104,11 +109,11 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
       throw CommandError("cost: " + shown(cost) +
                          " is not '<cost> <draw> <factor_reuse_us>' (suppressed)");
     }
-    q.cost = bounded(parts[0], "cost", 0, kMaxLimit);
+    q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
     q.chance.draw = bounded(parts[1], "cost: draw", 0, Suppressed::kScale - 1);
     q.chance.factor_reuse_us = bounded(parts[2], "cost: factor_reuse_us", 0, kMaxTime);
   } else {
-    q.cost = bounded(cost, "cost", 0, kMaxLimit);
+    q.cost = bounded(cost, "cost", least_cost(op), kMaxLimit);
   }
 
   const std::vector<std::string_view> nums = fields_of(limits);

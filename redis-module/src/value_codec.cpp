@@ -57,6 +57,12 @@ void put(std::string& out, int64_t v) {
   out.append(buf, end);
 }
 
+// The largest window or sub-window index of a time below 2^53 us: any
+// larger one is no state rl wrote, and index * width would overflow.
+int64_t last_index(int64_t width) {
+  return kTwo53 / width;
+}
+
 // The one-limit fixed_window packing applies (lua packs()).
 bool packs(int64_t window, const Rate& r) {
   return int128{window + 2} * (r.limit + 1) < kTwo53;
@@ -81,9 +87,10 @@ void decode_one(Numbers& n, const Rate& r, bool alone, FixedWindow::State& s) {
     const int64_t v = n.next("fixed_window value", 0, kTwo53);
     s.window = v / (r.limit + 1);
     s.count = v % (r.limit + 1);
+    if (s.window > last_index(r.window_us)) Numbers::corrupt("fixed_window window is out of range");
     return;
   }
-  s.window = n.next("fixed_window window", 0, kTwo53);
+  s.window = n.next("fixed_window window", 0, last_index(r.window_us));
   s.count = n.next("fixed_window count", 0, kMaxLimit);
 }
 void encode_one(const FixedWindow::State& s, const Rate& r, bool alone, std::string& out) {
@@ -124,7 +131,7 @@ void decode_one(Numbers& n, const Rate& r, bool, SlidingWindow::State& s) {
   const int64_t count = n.next("sliding_window count", 0, r.window_us / r.granularity_us + 2);
   int64_t last = -1;
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t index = n.next("sliding_window index", last + 1, kTwo53);
+    const int64_t index = n.next("sliding_window index", last + 1, last_index(r.granularity_us));
     const int64_t c = n.next("sliding_window counter", 0, kMaxLimit);
     s.buckets.push_back({index, c});
     last = index;
@@ -144,7 +151,7 @@ void decode_one(Numbers& n, const Rate& r, bool, Suppressed::State& s) {
   const int64_t count = n.next("suppressed count", 0, r.window_us / r.granularity_us + 2);
   int64_t last = -1;
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t index = n.next("suppressed index", last + 1, kTwo53);
+    const int64_t index = n.next("suppressed index", last + 1, last_index(r.granularity_us));
     const int64_t total = n.next("suppressed total", 0, kMaxLimit);
     const int64_t accepted = n.next("suppressed accepted", 0, total);
     s.buckets.push_back({index, total, accepted});
