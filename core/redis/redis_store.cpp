@@ -274,6 +274,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   }
   bool on_own_thread() const override { return on_io_thread() || timers_.on_own_thread(); }
   const char* scheme() const override { return "redis"; }
+  std::string decides_with() const override { return modules_.mode_name(); }
   bool in_process() const override { return false; }
 
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }

@@ -48,6 +48,13 @@ TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
   EXPECT_EQ(allowed, 5);
   EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
   EXPECT_EQ(calls_of("fcall") - fcalls, 0);
+  // The choice shows in the store's metrics (rl_store_format_metrics).
+  EXPECT_EQ(store->decides_with(), "auto (module on 1 of 1 nodes seen, else functions)");
+  auto plain = open_redis("");
+  Limiter lua(plain, limiter_settings("gcra", "5/h"));
+  ASSERT_EQ(lua.run(Op::acquire, "k", 1).code, Code::ok);
+  EXPECT_EQ(plain->decides_with(), "auto (module on 0 of 1 nodes seen, else functions)");
+  EXPECT_EQ(open_redis("script_mode=scripts")->decides_with(), "scripts");
 }
 
 // Bursts of async calls (all but the first wait and leave as one RL.BATCH)
