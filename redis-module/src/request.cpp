@@ -3,6 +3,7 @@
 #include <charconv>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 
 #include "clock.h"
 #include "command_error.h"
@@ -29,16 +30,17 @@ std::string shown(std::string_view text) {
   return out + "'";
 }
 
-int64_t bounded(std::string_view text, std::string_view what, int64_t min, int64_t max) {
+int64_t bounded(std::string_view text, std::string_view what, int64_t min, int64_t max,
+                size_t limit_number = 0) {
   int64_t v = 0;
-  if (!parse_int(text, v)) {
-    throw CommandError(std::string(what) + ": " + shown(text) + " is not an integer");
-  }
-  if (v < min || v > max) {
-    throw CommandError(std::string(what) + ": " + std::to_string(v) + " is outside [" +
-                       std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return v;
+  const bool whole = parse_int(text, v);
+  if (whole && v >= min && v <= max) return v;
+  // The message only when it fails: this runs 7 times per command.
+  std::string name(what);
+  if (limit_number > 0) name = "limits: limit " + std::to_string(limit_number) + ": " + name;
+  if (!whole) throw CommandError(name + ": " + shown(text) + " is not an integer");
+  throw CommandError(name + ": " + std::to_string(v) + " is outside [" + std::to_string(min) +
+                     ", " + std::to_string(max) + "]");
 }
 
 // The space-separated integers of an argument, each a field of `what`.
@@ -96,6 +98,79 @@ void parse_call_name(std::string_view text, AlgorithmKind& algorithm, Op& op) {
   op = parse_op_arg(text.substr(underscore + 1));
 }
 
+namespace {
+
+struct Limits {
+  int64_t min_ttl_ms = 0;
+  std::vector<Rate> rates;
+};
+
+// The limits argument, checked for `algorithm`.
+Limits parse_limits(AlgorithmKind algorithm, std::string_view limits) {
+  const std::vector<std::string_view> nums = fields_of(limits);
+  if (nums.size() < 7 || (nums.size() - 1) % 6 != 0 || nums.size() > 1 + 6 * kMaxRates) {
+    throw CommandError("limits: " + shown(limits) +
+                       " is not the smallest TTL then 6 integers per limit, 1 to 8 limits");
+  }
+  Limits out;
+  out.min_ttl_ms = bounded(nums[0], "limits: min_ttl_ms", 0, kMaxTime / 1000);
+  const size_t count = (nums.size() - 1) / 6;
+  out.rates.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    auto at = [i] { return "limits: limit " + std::to_string(i + 1) + ": "; };
+    Rate& r = out.rates[i];
+    const std::string_view* f = &nums[1 + 6 * i];
+    r.limit = bounded(f[0], "limit", 1, kMaxLimit, i + 1);
+    r.window_us = bounded(f[1], "window_us", 1, kMaxWindowUs, i + 1);
+    r.burst = bounded(f[2], "burst", 1, kMaxTime, i + 1);
+    r.limit_reduced = bounded(f[3], "limit_reduced", 1, kMaxLimit, i + 1);
+    r.window_reduced = bounded(f[4], "window_reduced", 1, kMaxWindowUs, i + 1);
+    r.granularity_us = bounded(f[5], "granularity_us", 0, kMaxWindowUs, i + 1);
+    const int64_t g = std::gcd(r.limit, r.window_us);
+    if (r.limit_reduced != r.limit / g || r.window_reduced != r.window_us / g) {
+      throw CommandError(at() +
+                         "limit_reduced, window_reduced: not limit and window_us over their "
+                         "greatest common divisor");
+    }
+    // As finish_rate: a full burst comes back within 2^52 us.
+    if (int128{r.burst} * r.window_us > int128{kMaxTime} * r.limit) {
+      throw CommandError(at() + "burst: burst * window_us / limit is above 2^52 us");
+    }
+    const bool sub_windows =
+        algorithm == AlgorithmKind::sliding_window || algorithm == AlgorithmKind::suppressed;
+    if (sub_windows) {
+      if (r.granularity_us == 0 || r.window_us % r.granularity_us != 0 ||
+          r.window_us / r.granularity_us > 1000) {
+        throw CommandError(at() + "granularity_us: " + std::to_string(r.granularity_us) +
+                           " must divide window_us into at most 1000 sub-windows");
+      }
+    }
+    if (algorithm == AlgorithmKind::suppressed && r.window_us % 1000000 != 0) {
+      throw CommandError(at() + "window_us: suppressed takes whole seconds");
+    }
+    if (algorithm != AlgorithmKind::suppressed && algorithm != AlgorithmKind::gcra &&
+        algorithm != AlgorithmKind::token_bucket && r.burst != r.limit) {
+      throw CommandError(at() + "burst: " + algorithm_kind_name(algorithm).data() +
+                         " takes no burst (it must equal the limit)");
+    }
+  }
+  return out;
+}
+
+// Parsed limits by algorithm and text: a server sees few policies, so each is
+// parsed once (as the Lua library does); bounded, emptied when full.
+const Limits& limits_of(AlgorithmKind algorithm, std::string_view limits) {
+  static std::unordered_map<std::string, Limits> parsed;
+  std::string key(limits);
+  key += static_cast<char>('0' + static_cast<int>(algorithm));
+  if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  Limits fresh = parse_limits(algorithm, limits);  // throws before anything is kept
+  if (parsed.size() >= 1024) parsed.clear();
+  return parsed.emplace(std::move(key), std::move(fresh)).first->second;
+}
+
+}  // namespace
+
 Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std::string_view cost,
                       std::string_view limits) {
   Request q;
@@ -116,52 +191,9 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
     q.cost = bounded(cost, "cost", least_cost(op), kMaxLimit);
   }
 
-  const std::vector<std::string_view> nums = fields_of(limits);
-  if (nums.size() < 7 || (nums.size() - 1) % 6 != 0 || nums.size() > 1 + 6 * kMaxRates) {
-    throw CommandError("limits: " + shown(limits) +
-                       " is not the smallest TTL then 6 integers per limit, 1 to 8 limits");
-  }
-  q.min_ttl_ms = bounded(nums[0], "limits: min_ttl_ms", 0, kMaxTime / 1000);
-  const size_t count = (nums.size() - 1) / 6;
-  q.rates.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    const std::string at = "limits: limit " + std::to_string(i + 1) + ": ";
-    Rate& r = q.rates[i];
-    const std::string_view* f = &nums[1 + 6 * i];
-    r.limit = bounded(f[0], at + "limit", 1, kMaxLimit);
-    r.window_us = bounded(f[1], at + "window_us", 1, kMaxWindowUs);
-    r.burst = bounded(f[2], at + "burst", 1, kMaxTime);
-    r.limit_reduced = bounded(f[3], at + "limit_reduced", 1, kMaxLimit);
-    r.window_reduced = bounded(f[4], at + "window_reduced", 1, kMaxWindowUs);
-    r.granularity_us = bounded(f[5], at + "granularity_us", 0, kMaxWindowUs);
-    const int64_t g = std::gcd(r.limit, r.window_us);
-    if (r.limit_reduced != r.limit / g || r.window_reduced != r.window_us / g) {
-      throw CommandError(at +
-                         "limit_reduced, window_reduced: not limit and window_us over their "
-                         "greatest common divisor");
-    }
-    // As finish_rate: a full burst comes back within 2^52 us.
-    if (int128{r.burst} * r.window_us > int128{kMaxTime} * r.limit) {
-      throw CommandError(at + "burst: burst * window_us / limit is above 2^52 us");
-    }
-    const bool sub_windows =
-        algorithm == AlgorithmKind::sliding_window || algorithm == AlgorithmKind::suppressed;
-    if (sub_windows) {
-      if (r.granularity_us == 0 || r.window_us % r.granularity_us != 0 ||
-          r.window_us / r.granularity_us > 1000) {
-        throw CommandError(at + "granularity_us: " + std::to_string(r.granularity_us) +
-                           " must divide window_us into at most 1000 sub-windows");
-      }
-    }
-    if (algorithm == AlgorithmKind::suppressed && r.window_us % 1000000 != 0) {
-      throw CommandError(at + "window_us: suppressed takes whole seconds");
-    }
-    if (algorithm != AlgorithmKind::suppressed && algorithm != AlgorithmKind::gcra &&
-        algorithm != AlgorithmKind::token_bucket && r.burst != r.limit) {
-      throw CommandError(at + "burst: " + algorithm_kind_name(algorithm).data() +
-                         " takes no burst (it must equal the limit)");
-    }
-  }
+  const Limits& parsed = limits_of(algorithm, limits);
+  q.min_ttl_ms = parsed.min_ttl_ms;
+  q.rates = parsed.rates;
   return q;
 }
 
