@@ -17,6 +17,11 @@
 //                                                   Sentinel fixture's master and its
 //                                                   replica: p50/p99 per decision, 1 and
 //                                                   16 callers (prints a table)
+//   rl_redis_bench module-cost [CALLS]              Redis CPU per decision (INFO
+//                                                   commandstats usec / decisions), one
+//                                                   caller, per algorithm: rl's Redis
+//                                                   module vs the Lua library (a server
+//                                                   with the module: docs/redis-module.md)
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -145,8 +150,9 @@ class Limiter {
 };
 
 struct Store {
-  explicit Store(const std::string& prefix) {
+  explicit Store(const std::string& prefix, const std::string& settings = "") {
     std::string url = env("RL_TEST_REDIS_URL") + "?prefix=" + prefix;
+    if (!settings.empty()) url += "&" + settings;
     if (const char* options = std::getenv("RL_BENCH_STORE_OPTIONS"); options && *options) {
       url += std::string("&") + options;
     }
@@ -506,6 +512,39 @@ void sliding_log(int calls, const std::vector<int>& entries) {
   }
 }
 
+// Redis CPU per decision of the module and of the Lua library (Functions),
+// one caller, each algorithm; 5 rounds, the median. The server must have
+// the module loaded (RL_TEST_REDIS_URL and RL_TEST_REDIS_PORT naming it).
+void module_cost(int calls) {
+  constexpr int kRounds = 5;
+  const int per_round = std::max(1, calls / kRounds);
+  for (const char* algorithm :
+       {"gcra", "token_bucket", "fixed_window", "sliding_window", "sliding_log", "suppressed"}) {
+    double usec[2] = {0, 0};
+    const char* modes[2] = {"module", "functions"};
+    for (int m = 0; m < 2; ++m) {
+      Store store(unique_prefix(std::string("mc") + algorithm + modes[m]),
+                  std::string("script_mode=") + modes[m] + "&coalesce=off");
+      Limiter limiter(store.store, limiter_settings(algorithm, "1000000/s", "cost"));
+      std::mt19937_64 random(1);
+      for (int i = 0; i < 1000; ++i) limiter.acquire(random_key(random));  // warm up
+      std::vector<double> rounds;
+      for (int round = 0; round < kRounds; ++round) {
+        redis_cli({"CONFIG", "RESETSTAT"});
+        for (int i = 0; i < per_round; ++i) limiter.acquire(random_key(random));
+        rounds.push_back(server_usec() / per_round);
+      }
+      std::sort(rounds.begin(), rounds.end());
+      usec[m] = percentile(rounds, 50);
+    }
+    std::printf(
+        "{\"bench\":\"module_cost\",\"algorithm\":\"%s\",\"calls\":%d,"
+        "\"module_redis_us_per_decision\":%.2f,\"lua_redis_us_per_decision\":%.2f,"
+        "\"ratio\":%.2f}\n",
+        algorithm, per_round * kRounds, usec[0], usec[1], usec[1] > 0 ? usec[0] / usec[1] : 0);
+  }
+}
+
 void idle_memory() {
   for (const char* algorithm :
        {"gcra", "token_bucket", "sliding_log", "sliding_window", "fixed_window"}) {
@@ -679,6 +718,8 @@ int main(int argc, char** argv) {
     cluster(arg_int(argc, argv, 2, 20000));
   } else if (mode == "min-replicas") {
     min_replicas(arg_int(argc, argv, 2, 5000));
+  } else if (mode == "module-cost") {
+    module_cost(arg_int(argc, argv, 2, 50000));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {

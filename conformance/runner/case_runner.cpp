@@ -193,8 +193,13 @@ class CaseRun {
  public:
   explicit CaseRun(const YAML::Node& c) : case_(c) {}
 
-  std::string run(const std::string& store_url) {
-    if (std::string failed = open_store(store_url); !failed.empty()) return failed;
+  std::string run(const std::string& store_url, const std::string& alternate_url) {
+    if (std::string failed = open_store(store_url, store_); !failed.empty()) return failed;
+    if (!alternate_url.empty()) {
+      if (std::string failed = open_store(alternate_url, alternate_store_); !failed.empty()) {
+        return failed;
+      }
+    }
     const bool setup_fails = static_cast<bool>(case_["error"]);
     if (setup_fails && case_["steps"]) throw BadCase("a case with error has no steps");
     if (!setup_fails && !case_["steps"]) throw BadCase("a case needs steps or an error");
@@ -212,17 +217,17 @@ class CaseRun {
   }
 
  private:
-  std::string open_store(const std::string& url) {
+  std::string open_store(const std::string& url, Store& store) {
     rl_store* raw = nullptr;
     const CallResult opened =
         invoke([&](rl_error** err) { return rl_store_open(url.c_str(), nullptr, &raw, err); });
-    store_.reset(raw);
+    store.reset(raw);
     if (opened.status != RL_OK) {
       return "store " + url + ": " + status_name(opened.status) + ": " + opened.message;
     }
     const int64_t start = case_["clock"] ? to_int(case_["clock"], "clock") : 0;
     const CallResult set =
-        invoke([&](rl_error** err) { return rl_store_clock_set(store_.get(), start, err); });
+        invoke([&](rl_error** err) { return rl_store_clock_set(store.get(), start, err); });
     if (set.status != RL_OK) return "clock " + std::to_string(start) + ": " + set.message;
     return "";
   }
@@ -245,6 +250,14 @@ class CaseRun {
     const CallResult made =
         invoke([&](rl_error** err) { return rl_limiter_new(store_.get(), cfg.get(), &raw, err); });
     limiter_.reset(raw);
+    if (made.status == RL_OK && alternate_store_) {
+      rl_limiter* other = nullptr;
+      const CallResult also = invoke([&](rl_error** err) {
+        return rl_limiter_new(alternate_store_.get(), cfg.get(), &other, err);
+      });
+      alternate_limiter_.reset(other);
+      if (also.status != RL_OK) return also;
+    }
     return made;
   }
 
@@ -301,6 +314,12 @@ class CaseRun {
   CallResult call(const std::string& verb, const YAML::Node& args, const std::string& where) {
     if (verb == "advance") {
       const int64_t delta = to_int(args, where);
+      if (alternate_store_) {
+        const CallResult also = invoke([&](rl_error** err) {
+          return rl_store_clock_advance(alternate_store_.get(), delta, err);
+        });
+        if (also.status != RL_OK) return also;
+      }
       return invoke(
           [&](rl_error** err) { return rl_store_clock_advance(store_.get(), delta, err); });
     }
@@ -308,6 +327,7 @@ class CaseRun {
     if (args.IsMap()) check_fields(args, kRequestFields, where);
     const std::string key = key_of(args, where);
     rl_limiter* lim = limiter_.get();
+    if (alternate_limiter_ && calls_++ % 2 == 1) lim = alternate_limiter_.get();
     if (verb == "reset") {
       if (args["cost"]) throw BadCase(where + ": reset takes no cost");
       return invoke(
@@ -331,14 +351,18 @@ class CaseRun {
 
   const YAML::Node& case_;
   Store store_;
-  Limiter limiter_;  // declared after store_: freed before it
+  Store alternate_store_;  // --alternate-url: every other call goes here
+  Limiter limiter_;        // declared after the stores: freed before them
+  Limiter alternate_limiter_;
+  int64_t calls_ = 0;
 };
 
 }  // namespace
 
-std::string run_case(const YAML::Node& case_node, const std::string& store_url) {
+std::string run_case(const YAML::Node& case_node, const std::string& store_url,
+                     const std::string& alternate_url) {
   check_fields(case_node, kCaseFields, "case");
-  return CaseRun(case_node).run(store_url);
+  return CaseRun(case_node).run(store_url, alternate_url);
 }
 
 }  // namespace conformance

@@ -1,9 +1,12 @@
 // rl_conformance: runs the conformance cases (conformance/README.md) on one
 // store and prints one line per case and a final "N passed, N failed".
-//   rl_conformance [--url URL] file.yaml...
+//   rl_conformance [--url URL] [--alternate-url URL2] file.yaml...
 // URL defaults to memory://. Every case gets a fresh store opened from URL
 // with clock=manual; a Redis store also gets a key prefix of its own, so
-// cases never see each other's keys.
+// cases never see each other's keys. With --alternate-url every case also
+// opens URL2 with the same prefix, and its decisions alternate between the
+// two stores call by call (the module and the Lua path: docs/redis-module.md;
+// suppressed cases run on URL alone, their draws being each limiter's own).
 #include <unistd.h>
 
 #include <chrono>
@@ -52,7 +55,8 @@ void report(Tally& tally, const std::string& file, const std::string& name,
   }
 }
 
-void run_file(const std::string& path, const std::string& base_url, Tally& tally) {
+void run_file(const std::string& path, const std::string& base_url,
+              const std::string& alternate_url, Tally& tally) {
   const std::string file = base_name(path);
   YAML::Node cases;
   try {
@@ -69,7 +73,10 @@ void run_file(const std::string& path, const std::string& base_url, Tally& tally
       failure = "bad case: the name is used twice in this file";
     } else {
       try {
-        failure = conformance::run_case(c, case_url(base_url, tally.passed + tally.failed));
+        const int number = tally.passed + tally.failed;
+        const bool alternates = !alternate_url.empty() && file != "suppressed.yaml";
+        failure = conformance::run_case(c, case_url(base_url, number),
+                                        alternates ? case_url(alternate_url, number) : "");
       } catch (const conformance::BadCase& e) {
         failure = std::string("bad case: ") + e.what();
       } catch (const YAML::Exception& e) {
@@ -84,6 +91,7 @@ void run_file(const std::string& path, const std::string& base_url, Tally& tally
 
 int main(int argc, char** argv) {
   std::string url = "memory://";
+  std::string alternate_url;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -91,15 +99,17 @@ int main(int argc, char** argv) {
       url = argv[++i];
     } else if (arg.rfind("--url=", 0) == 0) {
       url = arg.substr(6);
+    } else if (arg == "--alternate-url" && i + 1 < argc) {
+      alternate_url = argv[++i];
     } else if (arg.rfind("-", 0) == 0) {
-      std::cerr << "usage: rl_conformance [--url URL] file.yaml...\n";
+      std::cerr << "usage: rl_conformance [--url URL] [--alternate-url URL2] file.yaml...\n";
       return 2;
     } else {
       files.push_back(arg);
     }
   }
   Tally tally;
-  for (const std::string& f : files) run_file(f, url, tally);
+  for (const std::string& f : files) run_file(f, url, alternate_url, tally);
   std::cout << tally.passed << " passed, " << tally.failed << " failed\n";
   return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
 }

@@ -32,34 +32,7 @@ void rebase_if_large(SlidingLog::State& s) {
 }  // namespace
 
 Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
-  Verdict v;
-  v.limit = r.limit;
-  const auto first = first_live(s.entries, r, now);
-  int64_t used = 0;
-  int64_t newest = -1;
-  int64_t before = 0;  // the running total before the first live entry
-  if (first != s.entries.end()) {
-    before = first->total - first->cost;
-    used = s.entries.back().total - before;
-    newest = s.entries.back().at;
-  }
-  if (cost > r.limit) {
-    v.retry_after_us = -1;
-  } else if (used + cost <= r.limit) {
-    v.allowed = true;
-    used += cost;
-    if (cost > 0) newest = now;
-  } else {
-    // Wait until enough of the oldest entries have left the window: the
-    // first entry whose running total frees `to_free` units.
-    const int64_t to_free = used + cost - r.limit;
-    const auto freeing = std::partition_point(
-        first, s.entries.end(), [&](const Entry& e) { return e.total - before < to_free; });
-    v.retry_after_us = freeing->at + r.window_us - now;
-  }
-  v.remaining = r.limit - used;
-  v.reset_after_us = newest < 0 ? 0 : newest + r.window_us - now;
-  return v;
+  return decide_in(s.entries, r, now, cost);
 }
 
 void SlidingLog::consume(State& s, const Rate& r, int64_t now, int64_t cost) {

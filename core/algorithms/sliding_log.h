@@ -8,6 +8,7 @@
 // by binary search: O(log n) per decision, O(1) amortized per insert.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 
 #include "config/rate.h"
@@ -26,9 +27,48 @@ struct SlidingLog {
   };
   static constexpr const char* name = "sliding_log";
   static Verdict decide(const State& s, const Rate& r, int64_t now, int64_t cost);
+  // decide() on any random-access range of entries, oldest first: the Redis
+  // module's lazy view of its list reads only the entries the searches touch.
+  template <class Entries>
+  static Verdict decide_in(const Entries& entries, const Rate& r, int64_t now, int64_t cost);
   static void consume(State& s, const Rate& r, int64_t now, int64_t cost);
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   static int64_t idle_at(const State& s, const Rate& r);
 };
+
+template <class Entries>
+Verdict SlidingLog::decide_in(const Entries& entries, const Rate& r, int64_t now, int64_t cost) {
+  Verdict v;
+  v.limit = r.limit;
+  // An entry made at `at` counts while now - at < window. Entries are in
+  // time order, so the live ones are a suffix: found by binary search.
+  const auto first = std::partition_point(
+      entries.begin(), entries.end(), [&](const Entry& e) { return now - e.at >= r.window_us; });
+  int64_t used = 0;
+  int64_t newest = -1;
+  int64_t before = 0;  // the running total before the first live entry
+  if (first != entries.end()) {
+    before = first->total - first->cost;
+    used = entries.back().total - before;
+    newest = entries.back().at;
+  }
+  if (cost > r.limit) {
+    v.retry_after_us = -1;
+  } else if (used + cost <= r.limit) {
+    v.allowed = true;
+    used += cost;
+    if (cost > 0) newest = now;
+  } else {
+    // Wait until enough of the oldest entries have left the window: the
+    // first entry whose running total frees `to_free` units.
+    const int64_t to_free = used + cost - r.limit;
+    const auto freeing = std::partition_point(
+        first, entries.end(), [&](const Entry& e) { return e.total - before < to_free; });
+    v.retry_after_us = freeing->at + r.window_us - now;
+  }
+  v.remaining = r.limit - used;
+  v.reset_after_us = newest < 0 ? 0 : newest + r.window_us - now;
+  return v;
+}
 
 }  // namespace rl

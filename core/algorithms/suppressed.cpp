@@ -88,6 +88,9 @@ int64_t paced_threshold(const Totals& t, int64_t base, int64_t cost) {
   const int128 deficit =
       wide(base) * (t.current_total + cost) - wide(t.current_accepted) * Suppressed::kScale;
   if (deficit <= 0) return 0;
+  // A cost of 0 (a peek) has its deficit already: always, as the Lua code's
+  // `whole >= cost` says (and no division by 0).
+  if (cost == 0) return Suppressed::kScale;
   return static_cast<int64_t>(std::min<int128>(Suppressed::kScale, deficit / cost));
 }
 

@@ -33,7 +33,10 @@ struct RedisConfig {
   int64_t connect_timeout_ms = 0;
   int64_t reconnect_max_ms = 0;
   int64_t liveness_timeout_ms = 0;
-  bool use_functions = false;  // script_mode=functions, else scripts
+  bool use_functions = false;  // script_mode=functions, auto or module, else scripts
+  // rl's Redis module (docs/redis-module.md): "auto" (where a node has it),
+  // "module" (always) or "off" (script_mode=functions or scripts).
+  std::string use_module = "auto";
   bool coalesce = false;
   int64_t min_replicas = 0;             // 0: decisions do not wait for replicas
   int64_t min_replicas_timeout_ms = 0;  // 0: unset, the WAIT gets the call's time left

@@ -212,11 +212,20 @@ constexpr SettingInfo kSettings[] = {
     {.name = "script_mode",
      .scope = Scope::store,
      .description =
-         "how Redis runs rl's Lua code: functions (one library, FUNCTION LOAD once, FCALL; falls "
-         "back to scripts on a server or user without them) or scripts (EVALSHA)",
-     .default_value = "functions",
-     .parse = [](const SettingInfo& s, std::string_view v,
-                 Out& o) { o.store.redis.use_functions = either(s, v, "functions", "scripts"); }},
+         "how Redis decides: auto (rl's Redis module on each node that has it, else as "
+         "functions), module (the module only), functions (rl's Lua code as one library, "
+         "FUNCTION LOAD once, FCALL; falls back to scripts on a server or user without them) or "
+         "scripts (EVALSHA)",
+     .default_value = "auto",
+     .parse =
+         [](const SettingInfo& s, std::string_view v, Out& o) {
+           if (v != "auto" && v != "module" && v != "functions" && v != "scripts") {
+             fail_invalid(std::string(s.name) + ": " + quote(v) +
+                          " is not 'auto', 'module', 'functions' or 'scripts'");
+           }
+           o.store.redis.use_functions = v != "scripts";
+           o.store.redis.use_module = v == "auto" || v == "module" ? std::string(v) : "off";
+         }},
     {.name = "coalesce",
      .scope = Scope::store,
      .description =

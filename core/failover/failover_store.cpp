@@ -51,6 +51,7 @@ MemoryStore& FailoverStore::local() {
 StatsView FailoverStore::stats_view() {
   StatsView view{&stats_};
   view.has_round_trips = true;
+  view.decides_with = inner_->decides_with();
   breakers_.fill(view, inner_->nodes());
   return view;
 }

@@ -67,6 +67,13 @@ std::string metrics_text(const StatsView& view) {
              std::to_string(n.opened) + "\n";
     }
   }
+  if (!view.decides_with.empty()) {
+    out +=
+        "# HELP rl_store_decides_with What decides in Redis (script_mode): rl's module, "
+        "functions, scripts, or auto and how many nodes have the module.\n";
+    out += "# TYPE rl_store_decides_with gauge\n";
+    out += "rl_store_decides_with{with=\"" + label_value(view.decides_with) + "\"} 1\n";
+  }
   if (view.has_round_trips) {
     const LatencyHistogram& h = view.stats->round_trips;
     out += "# HELP rl_store_round_trip_seconds Store round trips (quantiles within 12.5%).\n";

@@ -27,7 +27,7 @@ void Coalescer::run(Connection& node, uint32_t slot, ScriptCall call, Deadline d
                     ReplyHandler done) {
   const LaneKey key{&node, slot};
   Waiting w{std::move(call), deadline, std::make_shared<ReplyHandler>(std::move(done))};
-  bool alone_outside_lane = runner_.mode() != ScriptMode::functions;
+  bool alone_outside_lane = !runner_.coalesces(node);
   if (!alone_outside_lane) {
     std::lock_guard lock(mutex_);
     Lane& lane = lanes_[key];
@@ -105,6 +105,18 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     const std::string count = std::to_string(to - from);
     std::vector<std::string_view> argv;
     argv.reserve(3 + (to - from) * 5);
+    // RL.BATCH key name now cost limits ... where the module is known to be
+    // (the lane's first call, sent alone, found out).
+    if (runner_.has_module(*lane.first)) {
+      argv.push_back("RL.BATCH");
+      for (size_t i = from; i < to; ++i) {
+        ModuleRunner::append_batch(argv, batch[i].call);
+        request.deadline = std::min(request.deadline, batch[i].deadline);
+      }
+      request.commands += format_command(argv);
+      ++request.count;
+      continue;
+    }
     argv.push_back("FCALL");
     argv.push_back(batch_function());
     argv.push_back(count);

@@ -4,9 +4,10 @@
 // (lua/library.lua). Redis pays one command's overhead for all of them, and
 // each still gets its own reply or error, decided exactly as if sent alone
 // (tests/redis/coalescing_test.cpp). A call whose deadline is earlier than
-// the one in flight does not wait. Only with Functions (script_mode); with
-// scripts every call leaves as it comes. On Cluster a batch FCALL must keep
-// to one slot (its keys are declared), so each slot of a node is a lane.
+// the one in flight does not wait. Only with Functions or rl's Redis module
+// (script_mode; the module's batch is one RL.BATCH); with scripts every call
+// leaves as it comes. On Cluster a batch must keep to one slot (its keys are
+// declared), so each slot of a node is a lane.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +17,14 @@
 #include <utility>
 #include <vector>
 
+#include "module_runner.h"
 #include "script_call.h"
 
 namespace rl::redis {
 
 class Coalescer {
  public:
-  explicit Coalescer(ScriptRunner& runner) : runner_(runner) {}
+  explicit Coalescer(ModuleRunner& runner) : runner_(runner) {}
 
   // Any thread; `done` gets one reply (or a failure), on the I/O thread.
   // Throws Code::shutdown like Connection::send for a call it sends itself.
@@ -53,7 +55,7 @@ class Coalescer {
   // After a reply: sends what waited, or marks the lane idle.
   void next(LaneKey lane);
 
-  ScriptRunner& runner_;
+  ModuleRunner& runner_;
   std::mutex mutex_;
   std::map<LaneKey, Lane> lanes_;
 };

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "coalescer.h"
+#include "module_runner.h"
 #include "script_call.h"
 #include "topology.h"
 
@@ -42,7 +43,8 @@ using ResultsHandler = std::function<void(std::vector<CallResult>&&)>;
 class Dispatcher {
  public:
   // `coalescer`: nullptr when single calls are not coalesced.
-  Dispatcher(boost::asio::io_context& io, Topology& topology, ScriptRunner& scripts,
+  // `scripts`: the module where a node has it, else the Lua code.
+  Dispatcher(boost::asio::io_context& io, Topology& topology, ModuleRunner& scripts,
              Coalescer* coalescer)
       : io_(io), topology_(topology), scripts_(scripts), coalescer_(coalescer) {}
 
@@ -81,7 +83,7 @@ class Dispatcher {
 
   boost::asio::io_context& io_;
   Topology& topology_;
-  ScriptRunner& scripts_;
+  ModuleRunner& scripts_;
   Coalescer* const coalescer_;
 
   std::mutex waits_mutex_;

@@ -50,6 +50,7 @@ struct StoreOptions {
   milliseconds timeout{0};
   bool manual_clock = false;
   ScriptMode script_mode = ScriptMode::functions;
+  ModuleUse module_use = ModuleUse::automatic;
   bool coalesce = false;
   bool cluster = false;      // redis+cluster:// or rediss+cluster://
   ReplicaWait replica_wait;  // min_replicas
@@ -228,7 +229,8 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
         clock_(std::move(clock)),
         runtime_(std::make_shared<Runtime>()),
         scripts_(options_.script_mode, options_.replica_wait),
-        coalescer_(scripts_) {
+        modules_(options_.module_use, scripts_),
+        coalescer_(modules_) {
     if (options_.cluster) {
       runtime_->topology = std::make_unique<ClusterTopology>(runtime_->io, std::move(node),
                                                              std::move(cluster_seeds));
@@ -236,7 +238,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
       runtime_->topology =
           std::make_unique<StandaloneTopology>(Connection::create(runtime_->io, std::move(node)));
     }
-    dispatcher_.emplace(runtime_->io, *runtime_->topology, scripts_,
+    dispatcher_.emplace(runtime_->io, *runtime_->topology, modules_,
                         options_.coalesce ? &coalescer_ : nullptr);
     thread_ = std::thread([runtime = runtime_] {
       auto work = asio::make_work_guard(runtime->io);
@@ -299,6 +301,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   }
   bool on_own_thread() const override { return on_io_thread() || timers_.on_own_thread(); }
   const char* scheme() const override { return "redis"; }
+  std::string decides_with() const override { return modules_.mode_name(); }
   bool in_process() const override { return false; }
 
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
@@ -333,6 +336,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   std::unique_ptr<Clock> clock_;
   std::shared_ptr<Runtime> runtime_;
   ScriptRunner scripts_;
+  ModuleRunner modules_;  // the module where a node has it (script_mode), else scripts_
   Coalescer coalescer_;
   std::optional<Dispatcher> dispatcher_;  // made once the topology is
   std::thread thread_;
@@ -492,6 +496,9 @@ std::shared_ptr<Store> open_redis_store(const Url& url, const Settings& settings
   options.prefix = c.prefix;
   options.timeout = milliseconds(c.timeout_ms);
   options.script_mode = c.use_functions ? ScriptMode::functions : ScriptMode::scripts;
+  options.module_use = c.use_module == "auto"     ? ModuleUse::automatic
+                       : c.use_module == "module" ? ModuleUse::required
+                                                  : ModuleUse::off;
   options.coalesce = c.coalesce;
   if (settings.has("min_replicas_timeout_ms") && c.min_replicas == 0)
     fail_invalid("min_replicas_timeout_ms: is set without min_replicas");

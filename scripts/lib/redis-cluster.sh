@@ -34,7 +34,7 @@ cluster_node() {
     --dir "$d" --cluster-enabled yes --cluster-config-file "$d/nodes.conf"
     --cluster-node-timeout 1000 --cluster-announce-ip 127.0.0.1 --requirepass "$cluster_pw"
     --masterauth "$cluster_pw" --repl-diskless-sync yes --repl-diskless-sync-delay 0
-    --shutdown-timeout 0)
+    --shutdown-timeout 0 ${module_args[@]+"${module_args[@]}"})
 }
 
 cluster_nodes() {

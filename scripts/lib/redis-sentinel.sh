@@ -26,7 +26,7 @@ sentinel_data_server() {
   spec_args=(--port "$2" --bind 127.0.0.1 --save '' --appendonly no --pidfile "$d/redis.pid"
     --logfile "$d/redis.log" --dir "$d" --requirepass "$sentinel_data_pw"
     --masterauth "$sentinel_data_pw" --repl-diskless-sync yes --repl-diskless-sync-delay 0
-    --shutdown-timeout 0)
+    --shutdown-timeout 0 ${module_args[@]+"${module_args[@]}"})
 }
 
 # sentinel_server NAME PORT: a sentinel's spec; its configuration file is its own

@@ -63,10 +63,19 @@ launch() {
   # In the foreground of a background job rather than daemonized: its pid is
   # known at once, so that an exit is seen at once; redis.out has what it
   # says before its log is open (a bad argument).
-  redis-server "${spec_args[@]}" --daemonize no </dev/null >"$spec_dir/redis.out" 2>&1 &
+  # spec_env (optional): VAR=value words the server runs with (LD_PRELOAD
+  # of a sanitizer runtime for a sanitized module); reset after each.
+  if [ ${#spec_env[@]} -gt 0 ]; then
+    env "${spec_env[@]}" redis-server "${spec_args[@]}" --daemonize no </dev/null \
+      >"$spec_dir/redis.out" 2>&1 &
+  else
+    redis-server "${spec_args[@]}" --daemonize no </dev/null >"$spec_dir/redis.out" 2>&1 &
+  fi
   srv_pid[$name]=$!
+  spec_env=()
 }
 
+spec_env=()
 background_pids=()
 background() { background_pids+=("$1"); }
 fixture_pids() { echo "${srv_pid[@]}" "${background_pids[@]}"; }

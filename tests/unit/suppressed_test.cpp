@@ -161,6 +161,27 @@ INSTANTIATE_TEST_SUITE_P(Loads, EvenOverload,
                                   std::to_string(o.tenths);
                          });
 
+// A peek of cost 0 in the band between the soft and the hard limit has its
+// share already (the Lua code's answer); it once divided by its cost.
+TEST(SuppressedPeek, ACostOfZeroUnderOverloadIsAdmittedNotADivisionByZero) {
+  std::vector<Rate> rates(1);
+  rates[0] = {.limit = 10,
+              .window_us = 1000000,
+              .burst = 30,
+              .granularity_us = 100000,
+              .limit_reduced = 10,
+              .window_reduced = 1};
+  const int64_t now = kStart;
+  // 15 offered, none admitted yet, a cached base of one half: a deficit.
+  std::vector<Suppressed::State> states(1);
+  states[0].buckets.push_back({now / 100000, 15, 0});
+  states[0].factor_until = now + 1000000;
+  states[0].base = Suppressed::kScale / 2;
+  bool changed = false;
+  const Verdict v = Suppressed::apply(Op::peek, states, rates, now, 0, Chance{0, 0}, changed);
+  EXPECT_TRUE(v.allowed);
+}
+
 TEST(DrawSource, TheSameSeedDrawsTheSameNumbersInRange) {
   DrawSource a(42, false), b(42, false), c(43, false);
   int differ = 0;

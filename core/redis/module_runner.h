@@ -1,0 +1,68 @@
+// Runs script calls on one node as rl's Redis module commands (RL.ACQUIRE,
+// RL.PEEK, RL.REFUND, RL.RESET; RL.BATCH for a coalesced batch) when the
+// node has the module, or hands them to the ScriptRunner (Lua) otherwise.
+// The module takes the very keys and arguments of the Lua code and answers
+// alike (redis-module/), so a call is the same call either way.
+// Detection needs no extra command: under script_mode=auto the first call to
+// a node goes as RL.*; "unknown command" (no module) or NOPERM (a user not
+// allowed it) means it did not run, so that call goes again as Lua and the
+// node is remembered as one without the module, until the store reopens.
+// Under script_mode=module such a reply is the call's error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "module_use.h"
+#include "script_call.h"
+
+namespace rl::redis {
+
+struct ModuleRun;
+
+class ModuleRunner {
+ public:
+  ModuleRunner(ModuleUse use, ScriptRunner& scripts) : use_(use), scripts_(scripts) {}
+
+  // As ScriptRunner::run.
+  void run(Connection& node, std::vector<ScriptCall> calls, Deadline deadline, ReplyHandler done,
+           bool asking = false);
+
+  // Whether calls to `node` go as module commands (as far as known now;
+  // under auto an unknown node is tried).
+  bool uses_module(const Connection& node) const;
+  // Whether `node` is known to run them (auto: a call there found the module).
+  bool has_module(const Connection& node) const;
+  // Whether single calls to `node` are worth coalescing: one batch command
+  // exists for them (RL.BATCH, or the Functions library's batch).
+  bool coalesces(const Connection& node) const;
+  // The command of `calls` coalesced on one node: RL.BATCH.
+  static void append_batch(std::vector<std::string_view>& argv, const ScriptCall& call);
+
+  // "module", "functions" or "scripts": what calls to `node` go as now; and
+  // for the store as a whole (auto: "auto (module on N of M nodes)").
+  std::string mode_name() const;
+  ModuleUse use() const { return use_; }
+  const ReplicaWait& replica_wait() const { return scripts_.replica_wait(); }
+
+  // A reply meaning the module command did not run: no module, or refused.
+  static bool module_refused(const Reply& r);
+
+ private:
+  bool known(const Connection& node) const;
+  void learned(const Connection& node, bool has_module);
+  // min_replicas after a first call that found the module: its own WAIT.
+  void wait_after(const std::shared_ptr<ModuleRun>& run, std::vector<Reply>&& out);
+
+  const ModuleUse use_;
+  ScriptRunner& scripts_;
+  mutable std::mutex mutex_;
+  std::unordered_map<const Connection*, bool> has_module_;  // learned per node
+};
+
+}  // namespace rl::redis

@@ -1,0 +1,118 @@
+#include "decision.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "algorithms/fixed_window.h"
+#include "algorithms/gcra.h"
+#include "algorithms/sliding_window.h"
+#include "algorithms/suppressed.h"
+#include "algorithms/token_bucket.h"
+#include "value_codec.h"
+
+namespace rl::module {
+namespace {
+
+// After an admitted acquire with one limit: how long until another of the
+// same cost would be admitted (0 while remaining covers it; lua
+// next_retry), for the client's denied-key cache.
+template <class Algo>
+int64_t next_retry(const typename Algo::State& after, const Rate& r, int64_t now, int64_t cost,
+                   int64_t remaining) {
+  if (remaining >= cost) return 0;
+  const Verdict again = Algo::decide(after, r, now, cost);
+  return again.allowed ? 0 : again.retry_after_us;
+}
+
+template <class Algo>
+void save(Write& w, const std::vector<typename Algo::State>& states, const Request& q,
+          int64_t now) {
+  int64_t idle = 0;
+  for (size_t i = 0; i < states.size(); ++i) {
+    idle = std::max(idle, Algo::idle_at(states[i], q.rates[i]));
+  }
+  if (idle <= now) {
+    w.kind = Write::Kind::remove;
+    return;
+  }
+  w.kind = Write::Kind::set;
+  encode_value<Algo>(states, q.rates, w.value);
+  set_expiry(w, idle, now, q.min_ttl_ms);
+}
+
+template <class Algo>
+Decision decide_with(const Request& q, std::optional<std::string_view> stored, int64_t now) {
+  std::vector<typename Algo::State> states;
+  if (stored) {
+    decode_value<Algo>(*stored, q.rates, states);
+  } else {
+    states.assign(q.rates.size(), typename Algo::State{});
+  }
+  Decision d;
+  bool changed = false;
+  const Verdict v = apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed);
+  const bool one = q.rates.size() == 1;
+  if (one && q.op == Op::acquire && v.allowed) {
+    d.reply = reply_of(v, 7);
+    d.reply.values[6] = next_retry<Algo>(states[0], q.rates[0], now, q.cost, v.remaining);
+  } else {
+    d.reply = reply_of(v, 6);
+  }
+  if (changed) save<Algo>(d.write, states, q, now);
+  return d;
+}
+
+Decision decide_suppressed(const Request& q, std::optional<std::string_view> stored, int64_t now) {
+  std::vector<Suppressed::State> states;
+  if (stored) {
+    decode_value<Suppressed>(*stored, q.rates, states);
+  } else {
+    states.assign(q.rates.size(), Suppressed::State{});
+  }
+  Decision d;
+  bool changed = false;
+  const Verdict v =
+      Suppressed::apply(q.op, std::span(states), q.rates, now, q.cost, q.chance, changed);
+  d.reply = reply_of(v, 8);
+  d.reply.values[6] = 0;
+  d.reply.values[7] = static_cast<int64_t>(v.suppression_factor * Suppressed::kScale + 0.5);
+  if (changed) save<Suppressed>(d.write, states, q, now);
+  return d;
+}
+
+}  // namespace
+
+Reply reply_of(const Verdict& v, int size) {
+  Reply r;
+  r.size = size;
+  r.values[0] = v.allowed ? 1 : 0;
+  r.values[1] = v.limit;
+  r.values[2] = v.remaining;
+  r.values[3] = v.retry_after_us;
+  r.values[4] = v.reset_after_us;
+  r.values[5] = v.limit_index;
+  return r;
+}
+
+void set_expiry(Write& w, int64_t idle, int64_t now, int64_t min_ttl_ms) {
+  if (min_ttl_ms == 0) {
+    w.expire_at_ms = (idle + 999) / 1000;
+    w.ttl_ms = 0;
+  } else {
+    w.ttl_ms = std::max((idle - now + 999) / 1000, min_ttl_ms);
+  }
+}
+
+Decision decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now) {
+  switch (q.algorithm) {
+    case AlgorithmKind::gcra: return decide_with<Gcra>(q, stored, now);
+    case AlgorithmKind::token_bucket: return decide_with<TokenBucket>(q, stored, now);
+    case AlgorithmKind::fixed_window: return decide_with<FixedWindow>(q, stored, now);
+    case AlgorithmKind::sliding_window: return decide_with<SlidingWindow>(q, stored, now);
+    case AlgorithmKind::suppressed: return decide_suppressed(q, stored, now);
+    case AlgorithmKind::sliding_log: break;
+  }
+  return {};
+}
+
+}  // namespace rl::module

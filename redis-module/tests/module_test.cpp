@@ -1,0 +1,327 @@
+// librl_redis.so on a real redis-server (scripts/with-redis with
+// RL_TEST_REDIS_MODULE set; run by scripts/test's `module` suite): the module
+// and the Lua Functions library decide alike on the same keys, call by call,
+// a key written by one read by the other; bad input is an error reply, never
+// a crash; a replica and an AOF reload hold the primary's state.
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::pair<const char*, const char*> kLibrary = {
+#include "redis_library.inc"
+};
+
+struct ReplyFree {
+  void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
+
+class Client {
+ public:
+  explicit Client(const char* env) {
+    const char* url = std::getenv(env);
+    if (!url)
+      throw std::runtime_error(std::string(env) +
+                               " is not set (scripts/with-redis with "
+                               "RL_TEST_REDIS_MODULE=<librl_redis.so>)");
+    const std::string u = url;
+    const size_t colon = u.rfind(':');
+    ctx_ = redisConnect("127.0.0.1", std::stoi(u.substr(colon + 1)));
+    if (!ctx_ || ctx_->err) throw std::runtime_error(std::string("cannot connect to ") + url);
+  }
+  ~Client() { redisFree(ctx_); }
+
+  ReplyPtr run(const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    std::vector<size_t> lens;
+    for (const auto& a : args) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    auto* r = static_cast<redisReply*>(
+        redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    if (!r) throw std::runtime_error("connection lost: the server died?");
+    return ReplyPtr(r);
+  }
+  std::string text(const std::vector<std::string>& args) { return show(run(args).get()); }
+
+  static std::string show(const redisReply* r) {
+    switch (r->type) {
+      case REDIS_REPLY_INTEGER: return std::to_string(r->integer);
+      case REDIS_REPLY_NIL: return "(nil)";
+      case REDIS_REPLY_ERROR: return "(error) " + std::string(r->str, r->len);
+      case REDIS_REPLY_ARRAY: {
+        std::string out = "[";
+        for (size_t i = 0; i < r->elements; ++i) out += (i ? " " : "") + show(r->element[i]);
+        return out + "]";
+      }
+      default: return std::string(r->str, r->len);
+    }
+  }
+
+ private:
+  redisContext* ctx_;
+};
+
+// A key's value whatever its type: a string, or a list's elements in hex.
+std::string value_of(Client& redis, const std::string& key) {
+  const ReplyPtr type = redis.run({"TYPE", key});
+  if (std::string(type->str) != "list") return redis.text({"GET", key});
+  const ReplyPtr all = redis.run({"LRANGE", key, "0", "-1"});
+  std::string out = "list";
+  for (size_t i = 0; i < all->elements; ++i) {
+    out += ' ';
+    for (size_t b = 0; b < all->element[i]->len; ++b) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(all->element[i]->str[b]);
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string fn(const std::string& algorithm, const std::string& op) {
+  return std::string(kLibrary.first) + "_" + algorithm + "_" + op;
+}
+
+struct Config {
+  const char* algorithm;
+  const char* limits;  // the limits argument, min_ttl 0 (absolute expiries)
+  int64_t step_us;     // the largest time step between calls
+};
+
+// limit window burst lr wr g, per limit.
+const Config kConfigs[] = {
+    {"gcra", "0 10 1000000 10 1 100000 0", 150000},
+    {"gcra", "0 3 1000000 7 3 1000000 0", 400000},  // fractional, burst
+    {"gcra", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
+    {"token_bucket", "0 10 1000000 10 1 100000 0", 150000},
+    {"token_bucket", "0 3 1000000 7 3 1000000 0", 400000},
+    {"token_bucket", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
+    {"fixed_window", "0 10 1000000 10 1 100000 0", 150000},
+    {"fixed_window", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
+    {"sliding_window", "0 10 1000000 10 1 100000 100000", 150000},
+    {"sliding_window", "0 5 1000000 5 1 200000 1000000 20 60000000 20 1 3000000 6000000", 300000},
+    {"sliding_log", "0 10 1000000 10 1 100000 0", 150000},
+    {"sliding_log", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
+    {"suppressed", "0 10 1000000 30 1 100000 100000", 60000},
+    {"suppressed", "0 5 2000000 15 1 400000 200000 20 60000000 60 1 3000000 1000000", 300000},
+};
+
+class ModuleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    redis_ = std::make_unique<Client>("RL_TEST_REDIS_MODULE_URL");
+    const std::string loaded = redis_->text({"FUNCTION", "LOAD", "REPLACE", kLibrary.second});
+    ASSERT_EQ(loaded, kLibrary.first);
+    // Manual times an hour ahead of the server's: absolute expiries stay in
+    // the future, so both paths keep their keys.
+    const ReplyPtr t = redis_->run({"TIME"});
+    start_ = std::stoll(t->element[0]->str) * 1000000 + 3600000000LL;
+  }
+  std::unique_ptr<Client> redis_;
+  int64_t start_ = 0;
+};
+
+std::string cost_arg(const Config& c, int64_t cost, std::mt19937_64& rng) {
+  if (std::string(c.algorithm) != "suppressed") return std::to_string(cost);
+  return std::to_string(cost) + " " + std::to_string(rng() % (1 << 24)) + " 250000";
+}
+
+// Key `lua` only ever sees the Lua library; key `mixed` alternates module
+// and Lua call by call, and `module` only the module: every reply, every
+// value and every expiry instant must agree.
+TEST_F(ModuleTest, AlternatingWithLuaCallByCallDecidesAndStoresAlike) {
+  std::mt19937_64 rng(21);
+  int config_index = 0;
+  for (const Config& c : kConfigs) {
+    const std::string tag = "{eq" + std::to_string(config_index++) + "}";
+    const std::string lua = tag + "lua", mixed = tag + "mixed", native = tag + "module";
+    redis_->run({"DEL", lua, mixed, native});
+    int64_t now = start_;
+    for (int step = 0; step < 400; ++step) {
+      now += static_cast<int64_t>(rng() % (c.step_us + 1));
+      const int pick = static_cast<int>(rng() % 100);
+      const char* op = pick < 70 ? "acquire" : pick < 82 ? "peek" : pick < 96 ? "refund" : "reset";
+      const int64_t cost = rng() % 20 == 0 ? 40 : 1 + static_cast<int64_t>(rng() % 3);
+      const std::string at = std::to_string(now), amount = cost_arg(c, cost, rng);
+      const std::string command = std::string("RL.") + op;
+      const std::string by_lua =
+          redis_->text({"FCALL", fn(c.algorithm, op), "1", lua, at, amount, c.limits});
+      const std::string by_module =
+          redis_->text({command, native, c.algorithm, at, amount, c.limits});
+      const std::string by_mixed =
+          step % 2 ? redis_->text({command, mixed, c.algorithm, at, amount, c.limits})
+                   : redis_->text({"FCALL", fn(c.algorithm, op), "1", mixed, at, amount, c.limits});
+      const std::string where = std::string(c.algorithm) + " " + c.limits + " step " +
+                                std::to_string(step) + " " + op + " cost " + amount;
+      ASSERT_EQ(by_module, by_lua) << where;
+      ASSERT_EQ(by_mixed, by_lua) << where;
+      const std::string value = value_of(*redis_, lua);
+      ASSERT_EQ(value_of(*redis_, native), value) << where;
+      ASSERT_EQ(value_of(*redis_, mixed), value) << where;
+      const std::string expiry = redis_->text({"PEXPIRETIME", lua});
+      ASSERT_EQ(redis_->text({"PEXPIRETIME", native}), expiry) << where;
+      ASSERT_EQ(redis_->text({"PEXPIRETIME", mixed}), expiry) << where;
+    }
+  }
+}
+
+// The server's clock ('' for now): the same instant source as the Lua
+// path's TIME, and keys that expire at the same absolute instant.
+TEST_F(ModuleTest, ServerClockExpiresLikeLua) {
+  const char* limits = "0 10 1000000 10 1 100000 0";
+  redis_->run({"DEL", "{clock}lua", "{clock}module"});
+  const std::string by_lua =
+      redis_->text({"FCALL", fn("gcra", "acquire"), "1", "{clock}lua", "", "1", limits});
+  const std::string r = redis_->text({"RL.ACQUIRE", "{clock}module", "gcra", "", "1", limits});
+  EXPECT_EQ(r, by_lua);  // allowed, 9 remaining, reset after 100 ms: no instant in it
+  const int64_t lua_at = redis_->run({"PEXPIRETIME", "{clock}lua"})->integer;
+  const int64_t module_at = redis_->run({"PEXPIRETIME", "{clock}module"})->integer;
+  EXPECT_GT(module_at, 0);
+  EXPECT_LE(std::llabs(module_at - lua_at), 50);  // two calls, moments apart
+}
+
+// RL.BATCH decides each call as if alone: the same replies as the Lua batch.
+TEST_F(ModuleTest, BatchRepliesAsTheLuaBatch) {
+  redis_->run({"DEL", "{b}lua", "{b}module"});
+  const std::string at = std::to_string(start_);
+  const char* limits = "0 2 1000000 2 1 500000 0";
+  std::vector<std::string> lua = {"FCALL", std::string(kLibrary.first) + "_batch", "4"};
+  std::vector<std::string> module = {"RL.BATCH"};
+  const char* ops[] = {"gcra_acquire", "gcra_acquire", "gcra_acquire", "gcra_peek"};
+  for (int i = 0; i < 4; ++i) lua.push_back("{b}lua");
+  for (const char* op : ops) {
+    for (const std::string& a : {std::string(op), at, std::string("1"), std::string(limits)}) {
+      lua.push_back(a);
+    }
+    for (const std::string& a :
+         {std::string("{b}module"), std::string(op), at, std::string("1"), std::string(limits)}) {
+      module.push_back(a);
+    }
+  }
+  EXPECT_EQ(redis_->text(module), redis_->text(lua));
+  EXPECT_EQ(redis_->text({"GET", "{b}module"}), redis_->text({"GET", "{b}lua"}));
+  // One bad call is its own error; the others still run.
+  const std::string mixed = redis_->text(
+      {"RL.BATCH", "{b}x", "gcra_nope", at, "1", limits, "{b}x", "gcra_peek", at, "1", limits});
+  EXPECT_EQ(mixed.rfind("[(error) ERR rl: operation: 'nope' is unknown", 0), 0u) << mixed;
+  const std::string alone = redis_->text({"RL.PEEK", "{b}x", "gcra", at, "1", limits});
+  EXPECT_EQ(mixed.substr(mixed.size() - alone.size() - 2), " " + alone + "]");
+}
+
+// Bad input of every kind: an error reply naming what was wrong, and the
+// server still answers.
+TEST_F(ModuleTest, BadInputIsAnErrorNamingItNeverACrash) {
+  const std::string at = std::to_string(start_);
+  const char* limits = "0 10 1000000 10 1 100000 0";
+  redis_->run({"DEL", "{bad}k"});
+  redis_->run({"LPUSH", "{bad}list", "x"});
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  } cases[] = {
+      {{"RL.ACQUIRE", "{bad}k", "gcra", at, "1"}, "wrong number of arguments"},
+      {{"RL.ACQUIRE", "{bad}k", "lru", at, "1", limits}, "algorithm: 'lru' is unknown"},
+      {{"RL.ACQUIRE", "{bad}k", "gcra", "soon", "1", limits}, "now: 'soon' is not an integer"},
+      {{"RL.ACQUIRE", "{bad}k", "gcra", at, "-1", limits}, "cost: -1 is outside"},
+      {{"RL.ACQUIRE", "{bad}k", "gcra", at, "1", "0 10"}, "limits: '0 10' is not"},
+      {{"RL.ACQUIRE", "{bad}k", "gcra", at, "1", "0 10 0 10 1 0 0"}, "window_us: 0 is outside"},
+      {{"RL.ACQUIRE", "{bad}k", "sliding_window", at, "1", "0 10 1000000 10 10 1000000 7"},
+       "limits: limit 1: limit_reduced"},
+      {{"RL.ACQUIRE", "{bad}k", "sliding_window", at, "1", "0 10 1000000 10 1 100000 7"},
+       "granularity_us: 7 must divide"},
+      {{"RL.ACQUIRE", "{bad}k", "suppressed", at, "1", "0 10 1000000 30 1 100000 100000"},
+       "is not '<cost> <draw> <factor_reuse_us>'"},
+      {{"RL.ACQUIRE", "{bad}list", "gcra", at, "1", limits}, "WRONGTYPE"},
+      {{"RL.BATCH", "{bad}k", "gcra_acquire", at, "1"}, "wrong number of arguments"},
+  };
+  for (const Case& c : cases) {
+    const std::string reply = redis_->text(c.args);
+    EXPECT_NE(reply.find("(error)"), std::string::npos) << reply;
+    EXPECT_NE(reply.find(c.says), std::string::npos) << reply << " should say " << c.says;
+  }
+  // Corrupt values, each algorithm: an error, the value left as it was.
+  const char* corrupt[] = {
+      "",          " ",   "x",   "1 ", "-5", "1 2 3 4 5 6 7 8 9", "99999999999999999999",
+      "3 1 1 1 1", "1e3", "1  2"};
+  for (const Config& c : kConfigs) {
+    for (const char* value : corrupt) {
+      redis_->run({"SET", "{bad}v", value});
+      for (const char* op : {"RL.ACQUIRE", "RL.PEEK", "RL.REFUND"}) {
+        const std::string reply = redis_->text({op, "{bad}v", c.algorithm, at, "1 5 0", c.limits});
+        if (std::string(c.algorithm) != "suppressed") {
+          redis_->text({op, "{bad}v", c.algorithm, at, "1", c.limits});
+        }
+        EXPECT_EQ(redis_->text({"GET", "{bad}v"}), value);
+        (void)reply;
+      }
+    }
+  }
+  // A sliding_log list with an entry that is not 24 bytes, or totals that
+  // do not add up: an error, the list left as it was.
+  const std::string good(24, '\0');
+  std::string bad_total = good;
+  bad_total[8] = 5;  // cost 5, total 0
+  for (const std::string& entry : {std::string("short"), bad_total}) {
+    redis_->run({"DEL", "{bad}log"});
+    redis_->run({"RPUSH", "{bad}log", good, entry});
+    const std::string reply =
+        redis_->text({"RL.ACQUIRE", "{bad}log", "sliding_log", at, "1", limits});
+    EXPECT_NE(reply.find("ERR rl: corrupt value"), std::string::npos) << reply;
+    EXPECT_EQ(redis_->run({"LLEN", "{bad}log"})->integer, 2);
+  }
+  // A batch above the limit is refused whole.
+  std::vector<std::string> big = {"RL.BATCH"};
+  for (int i = 0; i < 1001; ++i) {
+    for (const std::string& a : {std::string("{bad}k"), std::string("gcra_peek"), at,
+                                 std::string("1"), std::string(limits)}) {
+      big.push_back(a);
+    }
+  }
+  EXPECT_NE(redis_->text(big).find("at most 1000 in one RL.BATCH"), std::string::npos);
+  EXPECT_EQ(redis_->text({"PING"}), "PONG");
+}
+
+// The module replicates effects (SET ... PXAT, DEL), never itself: its
+// replica, and the replica's AOF reloaded, hold exactly the primary's keys.
+TEST_F(ModuleTest, ReplicaAndAofReloadHoldThePrimarysState) {
+  Client replica("RL_TEST_REDIS_MODULE_REPLICA_URL");
+  std::mt19937_64 rng(7);
+  std::vector<std::string> keys;
+  int64_t now = start_;
+  for (const Config& c : kConfigs) {
+    const std::string key = "{repl}" + std::to_string(keys.size());
+    keys.push_back(key);
+    for (int i = 0; i < 50; ++i) {
+      now += static_cast<int64_t>(rng() % (c.step_us + 1));
+      const char* op = i % 10 == 9 ? "RL.REFUND" : i == 37 ? "RL.RESET" : "RL.ACQUIRE";
+      redis_->run({op, key, c.algorithm, std::to_string(now), cost_arg(c, 1, rng), c.limits});
+    }
+  }
+  // One on the server's clock too: the replica must not read its own.
+  redis_->run({"RL.ACQUIRE", "{repl}clock", "gcra", "", "1", "0 10 3600000000 10 1 360000000 0"});
+  keys.push_back("{repl}clock");
+  ASSERT_EQ(redis_->run({"WAIT", "1", "10000"})->integer, 1);
+  auto snapshot = [&](Client& on) {
+    std::string out;
+    for (const std::string& k : keys) {
+      out += k + "=" + value_of(on, k) + "@" + on.text({"PEXPIRETIME", k}) + "\n";
+    }
+    return out;
+  };
+  const std::string primary = snapshot(*redis_);
+  EXPECT_EQ(snapshot(replica), primary);
+  EXPECT_EQ(replica.text({"DEBUG", "LOADAOF"}), "OK");
+  EXPECT_EQ(snapshot(replica), primary);
+}
+
+}  // namespace

@@ -1,0 +1,127 @@
+// A store on a server with rl's Redis module (script_mode, docs/redis-module.md):
+// auto finds the module and decides with RL.* commands, coalesced calls leave
+// as RL.BATCH and decide as the memory store does one by one, min_replicas
+// holds, and script_mode=module on a server without the module fails naming
+// the node.
+#include <random>
+
+#include "completions.h"
+#include "redis_env.h"
+
+namespace rl::test {
+namespace {
+
+using Ms = std::chrono::milliseconds;
+
+std::string module_url(const std::string& extra) {
+  return env_or_fail("RL_TEST_REDIS_MODULE_URL") + "?prefix=" + unique_prefix() +
+         (extra.empty() ? "" : "&" + extra);
+}
+
+// "cmdstat_rl.batch:calls=12,..." on the module's server -> 12.
+int64_t calls_of(const std::string& command) {
+  const std::string stats =
+      shell("redis-cli -u " + env_or_fail("RL_TEST_REDIS_MODULE_URL") + " info commandstats");
+  const std::string tag = "cmdstat_" + command + ":calls=";
+  const size_t at = stats.find(tag);
+  return at == std::string::npos ? 0 : std::stoll(stats.substr(at + tag.size()));
+}
+
+std::string describe(const Outcome& o) {
+  const Verdict& v = o.verdict;
+  return "{code " + std::to_string(static_cast<int>(o.code)) + " " + o.message + ", allowed " +
+         std::to_string(v.allowed) + ", limit " + std::to_string(v.limit) + ", remaining " +
+         std::to_string(v.remaining) + ", retry " + std::to_string(v.retry_after_us) + ", reset " +
+         std::to_string(v.reset_after_us) + ", index " + std::to_string(v.limit_index) + "}";
+}
+
+TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
+  auto store = open_store(module_url(""), {});  // script_mode=auto by default
+  Limiter limiter(store, limiter_settings("gcra", "5/h"));
+  const int64_t acquires = calls_of("rl.acquire"), fcalls = calls_of("fcall");
+  int allowed = 0;
+  for (int i = 0; i < 8; ++i) {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    ASSERT_EQ(o.code, Code::ok) << o.message;
+    allowed += o.verdict.allowed;
+  }
+  EXPECT_EQ(allowed, 5);
+  EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
+  EXPECT_EQ(calls_of("fcall") - fcalls, 0);
+  // The choice shows in the store's metrics (rl_store_format_metrics).
+  EXPECT_EQ(store->decides_with(), "auto (module on 1 of 1 nodes seen, else functions)");
+  auto plain = open_redis("");
+  Limiter lua(plain, limiter_settings("gcra", "5/h"));
+  ASSERT_EQ(lua.run(Op::acquire, "k", 1).code, Code::ok);
+  EXPECT_EQ(plain->decides_with(), "auto (module on 0 of 1 nodes seen, else functions)");
+  EXPECT_EQ(open_redis("script_mode=scripts")->decides_with(), "scripts");
+}
+
+// Bursts of async calls (all but the first wait and leave as one RL.BATCH)
+// decide what the memory store decides for the same calls one by one.
+TEST(ModuleStore, CoalescedCallsLeaveAsRlBatchAndDecideAsTheMemoryStore) {
+  for (const char* algorithm : kAlgorithms) {
+    SCOPED_TRACE(algorithm);
+    Settings settings = limiter_settings(algorithm, "20/s, 50/10s");
+    auto memory = open_store("memory://?clock=manual", {});
+    auto redis = open_store(module_url("clock=manual&script_mode=module"), {});
+    Limiter on_memory(memory, settings);
+    Limiter on_redis(redis, settings);
+    manual_clock(*memory).set(1'700'000'000'000'000);
+    manual_clock(*redis).set(1'700'000'000'000'000);
+    std::mt19937_64 random(42);
+    const int64_t batches = calls_of("rl.batch");
+    for (int burst = 0; burst < 20; ++burst) {
+      std::vector<Call> calls;
+      for (int i = 0; i < 40; ++i) {
+        const int pick = static_cast<int>(random() % 100);
+        const Op op = pick < 75   ? Op::acquire
+                      : pick < 88 ? Op::peek
+                      : pick < 98 ? Op::refund
+                                  : Op::reset;
+        const int64_t cost = op == Op::reset ? 0 : 1 + static_cast<int64_t>(random() % 4);
+        calls.push_back(Call{op, "k" + std::to_string(random() % 3), cost});
+      }
+      Completions done(calls.size());
+      std::vector<Outcome> got(calls.size());
+      for (size_t i = 0; i < calls.size(); ++i) {
+        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+          got[i] = o;
+          record(std::move(o));
+        });
+      }
+      ASSERT_TRUE(done.wait_all(Ms(10000)));
+      for (size_t i = 0; i < calls.size(); ++i) {
+        ASSERT_EQ(done.runs[i], 1);
+        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
+      }
+      const int64_t step = static_cast<int64_t>(random() % 700'000);
+      manual_clock(*memory).advance(step);
+      manual_clock(*redis).advance(step);
+    }
+    EXPECT_GT(calls_of("rl.batch"), batches);
+  }
+}
+
+TEST(ModuleStore, MinReplicasWaitsForTheModulesReplica) {
+  auto store = open_store(module_url("min_replicas=1&min_replicas_timeout_ms=5000"), {});
+  Limiter limiter(store, limiter_settings("fixed_window", "3/h"));
+  for (int i = 0; i < 4; ++i) {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    ASSERT_EQ(o.code, Code::ok) << o.message;
+    EXPECT_EQ(o.verdict.allowed, i < 3);
+  }
+}
+
+TEST(ModuleStore, ModuleModeOnAServerWithoutItFailsNamingTheNode) {
+  auto store = open_redis("script_mode=module&breaker_failures=0");
+  Limiter limiter(store, limiter_settings("gcra", "5/h"));
+  const Outcome o = limiter.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::backend_error) << o.message;
+  EXPECT_NE(o.message.find("script_mode=module"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("has no rl module"), std::string::npos) << o.message;
+}
+
+}  // namespace
+}  // namespace rl::test
