@@ -159,6 +159,7 @@ class Writer {
     if (s) api.FreeString(ctx_, s);
     api.DeleteKey(key_);
     api.Replicate(ctx_, "DEL", "s", name_);
+    announce(kNotifyGeneric, "del");
     log_.changed(0);
   }
   // Drops the `dead` oldest entries (LTRIM dead -1), or the key when all are.
@@ -170,6 +171,7 @@ class Writer {
       if (s) api.FreeString(ctx_, s);
     }
     api.Replicate(ctx_, "LTRIM", "sll", name_, static_cast<long long>(dead), -1LL);
+    announce(kNotifyList, "ltrim");
     log_.changed(log_.size() - dead);
   }
   void set_newest(const Entry& e) {
@@ -178,6 +180,7 @@ class Writer {
     api.ListSet(key_, -1, s);
     api.FreeString(ctx_, s);
     api.Replicate(ctx_, "LSET", "slb", name_, -1LL, raw.data(), raw.size());
+    announce(kNotifyList, "lset");
     log_.changed(log_.size());
   }
   void push(const Entry& e) {
@@ -186,12 +189,16 @@ class Writer {
     api.ListPush(key_, kListTail, s);
     api.FreeString(ctx_, s);
     api.Replicate(ctx_, "RPUSH", "sb", name_, raw.data(), raw.size());
+    announce(kNotifyList, "rpush");
     log_.changed(log_.size() + 1);
   }
   void pop_newest() {
     RedisModuleString* s = api.ListPop(key_, kListTail);
     if (s) api.FreeString(ctx_, s);
     api.Replicate(ctx_, "RPOP", "s", name_);
+    announce(kNotifyList, "rpop");
+    if (log_.size() == 1)
+      announce(kNotifyGeneric, "del");  // RPOP of the last entry deletes the key
     log_.changed(log_.size() - 1);
   }
   // Every entry again with totals from 0 (lua rebase): once per 2^51 units.
@@ -219,9 +226,14 @@ class Writer {
       api.SetExpire(key_, w.ttl_ms);
       api.Replicate(ctx_, "PEXPIREAT", "sl", name_, api.GetAbsExpire(key_));
     }
+    announce(kNotifyGeneric, "expire");
   }
 
  private:
+  // The keyspace event Redis sends for the command replicated (the module
+  // API's list calls send none themselves).
+  void announce(int type, const char* event) { api.NotifyKeyspaceEvent(ctx_, type, event, name_); }
+
   RedisModuleCtx* ctx_;
   RedisModuleKey*& key_;
   RedisModuleString* name_;

@@ -7,6 +7,7 @@
 #include <hiredis/hiredis.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -51,6 +52,12 @@ class Client {
     return ReplyPtr(r);
   }
   std::string text(const std::vector<std::string>& args) { return show(run(args).get()); }
+  // The next message pushed to a subscribed connection.
+  ReplyPtr next() {
+    void* r = nullptr;
+    if (redisGetReply(ctx_, &r) != REDIS_OK || !r) throw std::runtime_error("connection lost");
+    return ReplyPtr(static_cast<redisReply*>(r));
+  }
 
   static std::string show(const redisReply* r) {
     switch (r->type) {
@@ -289,6 +296,60 @@ TEST_F(ModuleTest, BadInputIsAnErrorNamingItNeverACrash) {
   }
   EXPECT_NE(redis_->text(big).find("at most 1000 in one RL.BATCH"), std::string::npos);
   EXPECT_EQ(redis_->text({"PING"}), "PONG");
+}
+
+// Keyspace notifications: a module call that changes a key (its value or
+// its expiry) announces it; a sliding_log list announces exactly the events of the Lua path's list
+// commands (rpush, lset, ltrim, rpop, del, expire). The string states
+// announce `set`/`expire`/`del`, the commands the module replicates (the
+// Lua path may reach the same value by INCRBY and DECRBY).
+TEST_F(ModuleTest, KeyspaceEventsAnnounceEveryChange) {
+  const std::string was = redis_->run({"CONFIG", "GET", "notify-keyspace-events"})->element[1]->str;
+  redis_->run({"CONFIG", "SET", "notify-keyspace-events", "KA"});
+  Client events("RL_TEST_REDIS_MODULE_URL");
+  events.run({"PSUBSCRIBE", "__keyspace@0__:{ev*"});
+  // The events of each key since the last call, up to a marker.
+  auto take = [&] {
+    redis_->run({"PUBLISH", "__keyspace@0__:{ev}mark", "mark"});
+    std::map<std::string, std::string> seen;
+    for (;;) {
+      const ReplyPtr m = events.next();
+      const std::string channel = m->element[2]->str;
+      const std::string key = channel.substr(channel.find(':') + 1);
+      if (key == "{ev}mark") return seen;
+      seen[key] += std::string(m->element[3]->str) + " ";
+    }
+  };
+  std::mt19937_64 rng(5);
+  int config_index = 0;
+  for (const Config& c : kConfigs) {
+    const std::string tag = "{ev" + std::to_string(config_index++) + "}";
+    const std::string lua = tag + "lua", native = tag + "module";
+    const bool list = std::string(c.algorithm) == "sliding_log";
+    int64_t now = start_;
+    for (int step = 0; step < 200; ++step) {
+      now += static_cast<int64_t>(rng() % (c.step_us + 1));
+      const int pick = static_cast<int>(rng() % 100);
+      const char* op = pick < 70 ? "acquire" : pick < 82 ? "peek" : pick < 96 ? "refund" : "reset";
+      const int64_t cost = rng() % 20 == 0 ? 40 : 1 + static_cast<int64_t>(rng() % 3);
+      const std::string at = std::to_string(now), amount = cost_arg(c, cost, rng);
+      const std::string before = value_of(*redis_, native) + redis_->text({"PEXPIRETIME", native});
+      take();
+      redis_->run({"FCALL", fn(c.algorithm, op), "1", lua, at, amount, c.limits});
+      redis_->run({std::string("RL.") + op, native, c.algorithm, at, amount, c.limits});
+      std::map<std::string, std::string> seen = take();
+      const std::string after = value_of(*redis_, native) + redis_->text({"PEXPIRETIME", native});
+      const std::string where = std::string(c.algorithm) + " " + c.limits + " step " +
+                                std::to_string(step) + " " + op + " cost " + amount;
+      if (after != before) {
+        EXPECT_FALSE(seen[native].empty()) << where;
+      }
+      if (list) {
+        EXPECT_EQ(seen[native], seen[lua]) << where;
+      }
+    }
+  }
+  redis_->run({"CONFIG", "SET", "notify-keyspace-events", was});
 }
 
 // The module replicates effects (SET ... PXAT, DEL), never itself: its
