@@ -66,10 +66,10 @@ launch() {
   # spec_env (optional): VAR=value words the server runs with (LD_PRELOAD
   # of a sanitizer runtime for a sanitized module); reset after each.
   if [ ${#spec_env[@]} -gt 0 ]; then
-    env "${spec_env[@]}" redis-server "${spec_args[@]}" --daemonize no </dev/null \
+    env "${spec_env[@]}" "$redis_server" "${spec_args[@]}" --daemonize no </dev/null \
       >"$spec_dir/redis.out" 2>&1 &
   else
-    redis-server "${spec_args[@]}" --daemonize no </dev/null >"$spec_dir/redis.out" 2>&1 &
+    "$redis_server" "${spec_args[@]}" --daemonize no </dev/null >"$spec_dir/redis.out" 2>&1 &
   fi
   srv_pid[$name]=$!
   spec_env=()
