@@ -14,7 +14,9 @@
 //
 // With -json (as bench/run uses it) it prints one JSON line per library and
 // goroutine count instead: decisions/s, p50, p99, and redis-server's CPU
-// per decision (INFO commandstats, reset before each run).
+// per decision (INFO commandstats, reset before each run); with
+// RL_BENCH_MODULE_URL (a server with rl's Redis module) also "rl module",
+// rl on that server with script_mode=module.
 package main
 
 import (
@@ -335,6 +337,26 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 	}
 	admin := redis.NewClient(opt)
 	defer admin.Close()
+	// rl, redis_rate, and with RL_BENCH_MODULE_URL (bench/run: a server with
+	// rl's Redis module) "rl module": rl there with script_mode=module, its
+	// Redis CPU read from that server.
+	type contender struct {
+		name  string
+		open  func(string) (allowFunc, func(), error)
+		url   string
+		admin *redis.Client
+	}
+	contenders := []contender{{"rl", openRL, url, admin}, {"redis_rate", openRedisRate, url, admin}}
+	if moduleURL := os.Getenv("RL_BENCH_MODULE_URL"); moduleURL != "" {
+		mopt, err := redis.ParseURL(moduleURL)
+		if err != nil {
+			return err
+		}
+		moduleAdmin := redis.NewClient(mopt)
+		defer moduleAdmin.Close()
+		moduleURL += "?script_mode=module"
+		contenders = append(contenders, contender{"rl module", openRL, moduleURL, moduleAdmin})
+	}
 	type key struct {
 		library    string
 		goroutines int
@@ -342,8 +364,9 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 	type samples struct{ perSecond, p50, p99, usec []float64 }
 	got := map[key]*samples{}
 	for r := 0; r < rounds; r++ {
-		for _, lib := range libraries[:2] { // rl, redis_rate
-			allow, closeFn, err := lib.open(url)
+		for _, lib := range contenders {
+			admin := lib.admin
+			allow, closeFn, err := lib.open(lib.url)
 			if err != nil {
 				return fmt.Errorf("%s: %v", lib.name, err)
 			}
@@ -381,7 +404,7 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 			closeFn()
 		}
 	}
-	for _, lib := range libraries[:2] {
+	for _, lib := range contenders {
 		for _, n := range counts {
 			s := got[key{lib.name, n}]
 			line, _ := json.Marshal(map[string]any{

@@ -3,7 +3,10 @@ package dev.rl.bench;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
-/** The redis-server's own CPU time (INFO cpu: used_cpu_user + used_cpu_sys), on a connection of its own. */
+/**
+ * The redis-server's own CPU time (INFO cpu: used_cpu_user + used_cpu_sys) and its commands' time
+ * (INFO commandstats), on a connection of its own.
+ */
 final class RedisCpu implements AutoCloseable {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
@@ -22,6 +25,24 @@ final class RedisCpu implements AutoCloseable {
       }
     }
     return (long) (seconds * 1e6);
+  }
+
+  /**
+   * Microseconds the server has spent in commands (INFO commandstats), but for the INFO and CONFIG
+   * of this connection: the measure bench/run's other benches take.
+   */
+  long commandMicros() {
+    long usec = 0;
+    for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+      if (!line.startsWith("cmdstat_")
+          || line.startsWith("cmdstat_info:")
+          || line.startsWith("cmdstat_config")) {
+        continue;
+      }
+      int at = line.indexOf("usec=");
+      if (at >= 0) usec += Long.parseLong(line.substring(at + 5, line.indexOf(',', at)));
+    }
+    return usec;
   }
 
   @Override
