@@ -326,10 +326,12 @@ ROWS += [
      field("per_second", bench="module_batch_store", script_mode="functions"), None),
 ]
 # End to end: rl on the module's server (script_mode=module) beside the same
-# peers as rl on Lua, with the Lua rows' goals.
+# peers as rl on Lua, with the Lua rows' goals ("module_contenders": the
+# benches add rl on the module only for these rows).
 ROWS += [
     (f"module_node_{algorithm}_{what}", f"Node 200 in flight, {label}, rl {algorithm} on the module; peer: rate-limiter-flexible",
-     unit, "node_inflight", field(name, bench="node", phase="inflight", contender=f"rl {algorithm} module"),
+     unit, ("node_inflight", "module_contenders"),
+     field(name, bench="node", phase="inflight", contender=f"rl {algorithm} module"),
      field(name, bench="node", phase="inflight", contender="rate-limiter-flexible"), goal)
     for algorithm in ("gcra", "fixed_window")
     for what, label, unit, name, goal in [("rate", "decisions/s", RATE, "per_second", (">=", 1.5)),
@@ -337,14 +339,14 @@ ROWS += [
 ]
 ROWS += [
     ("module_go_64_rate", "Go 64 goroutines, decisions/s, gcra, rl on the module; peer: redis_rate",
-     RATE, "go", field("per_second", bench="go", library="rl module", goroutines=64),
+     RATE, ("go", "module_contenders"), field("per_second", bench="go", library="rl module", goroutines=64),
      field("per_second", bench="go", library="redis_rate", goroutines=64), (">=", 1.5)),
     ("module_go_1_p50", "Go 1 goroutine, p50, gcra, rl on the module; peer: redis_rate",
-     US, "go", field("p50_us", bench="go", library="rl module", goroutines=1),
+     US, ("go", "module_contenders"), field("p50_us", bench="go", library="rl module", goroutines=1),
      field("p50_us", bench="go", library="redis_rate", goroutines=1), ("<=", 1.2)),
 ]
 ROWS += [
-    (f"module_java_{row_id}", f"Java {figure}, rl on the module; peer: {peer_name}", RATE, "java",
+    (f"module_java_{row_id}", f"Java {figure}, rl on the module; peer: {peer_name}", RATE, ("java", "module_contenders"),
      java("per_second", library, 64, keys), java("per_second", peer, 64, keys), goal)
     for row_id, figure, library, peer, peer_name, keys, goal in [
         ("gcra_64_rate", "gcra 64 threads distinct keys, decisions/s", "rl gcra module", BUCKET4J, "Bucket4j",
