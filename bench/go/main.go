@@ -304,24 +304,47 @@ func main() {
 	fmt.Printf("| OS threads, %d goroutines in flight | %d | %d | %.2fx | one per call |\n", *waiters, t1, t2, float64(t1)/float64(t2))
 }
 
+// runsOthers: commands whose time includes that of the commands they run
+// (a script's redis.call, a transaction's queue), which INFO commandstats
+// also lists on their own.
+var runsOthers = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
+	"fcall": true, "fcall_ro": true, "exec": true}
+
+// entryCommand: sent by a client, not run by a script or a transaction.
+func entryCommand(c string) bool {
+	return runsOthers[c] || c == "multi" || strings.HasPrefix(c, "script|") ||
+		strings.HasPrefix(c, "function|") || strings.Contains(c, ".")
+}
+
 // serverUsec is the microseconds redis-server spent in commands since the
-// last CONFIG RESETSTAT, but for this admin connection's own INFO and CONFIG.
+// last CONFIG RESETSTAT, but for this admin connection's own INFO and CONFIG;
+// when scripts or transactions ran, only the commands clients sent
+// (bench/README.md, "Redis CPU per decision").
 func serverUsec(ctx context.Context, admin *redis.Client) (float64, error) {
 	info, err := admin.Info(ctx, "commandstats").Result()
 	if err != nil {
 		return 0, err
 	}
-	usec := 0.0
+	usecOf := map[string]float64{}
+	nested := false
 	for _, line := range strings.Split(info, "\n") {
 		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" || name == "cmdstat_config" {
 			continue
 		}
+		command := strings.TrimPrefix(name, "cmdstat_")
+		nested = nested || runsOthers[command]
 		for _, field := range strings.Split(stats, ",") {
 			if v, ok := strings.CutPrefix(field, "usec="); ok {
 				n, _ := strconv.ParseFloat(v, 64)
-				usec += n
+				usecOf[command] += n
 			}
+		}
+	}
+	usec := 0.0
+	for command, u := range usecOf {
+		if !nested || entryCommand(command) {
+			usec += u
 		}
 	}
 	return usec, nil

@@ -100,12 +100,19 @@ async function compare(contenders, calls, lanes, timeLatency, admin) {
 
 // Microseconds of redis-server CPU per decision since the last RESETSTAT:
 // every command's time (scripts, and whatever else a contender sends), but
-// for the admin connection's own INFO and CONFIG.
+// for the admin connection's own INFO and CONFIG. When scripts or
+// transactions ran, only the commands clients sent count: the commands a
+// script or EXEC ran are listed too, and their time is already in its
+// (bench/README.md, "Redis CPU per decision").
+const RUNS_OTHERS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro', 'exec']);
+const entryCommand = (c) => RUNS_OTHERS.has(c) || c === 'multi' || c.startsWith('script|') || c.startsWith('function|') || c.includes('.');
 function serverUsecPerDecision(commandstats, decisions) {
+  const commands = [...commandstats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)]
+    .map(([, command, u]) => [command, Number(u)])
+    .filter(([command]) => command !== 'info' && command !== 'config');
+  const nested = commands.some(([command]) => RUNS_OTHERS.has(command));
   let usec = 0;
-  for (const [, command, u] of commandstats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) {
-    if (command !== 'info' && command !== 'config') usec += Number(u);
-  }
+  for (const [command, u] of commands) if (!nested || entryCommand(command)) usec += u;
   return usec / decisions;
 }
 

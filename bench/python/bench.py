@@ -83,15 +83,32 @@ def sync_contenders(url: str, prefix: str, options: str):
     return calls, store
 
 
+RUNS_OTHERS = {"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "exec"}
+
+
+def entry_command(command: str) -> bool:
+    """Sent by a client, not run by a script or a transaction."""
+    return (
+        command in RUNS_OTHERS
+        or command == "multi"
+        or command.startswith(("script|", "function|"))
+        or "." in command
+    )
+
+
 def server_usec(admin) -> int:
     """Microseconds the server spent in commands since CONFIG RESETSTAT, but
-    for the admin connection's own INFO and CONFIG (every bench's measure of
-    Redis CPU per decision)."""
-    return sum(
-        stats["usec"]
+    for the admin connection's own INFO and CONFIG; when scripts or
+    transactions ran, only the commands clients sent (their time includes
+    the commands they ran, which commandstats lists too): every bench's
+    measure of Redis CPU per decision (bench/README.md)."""
+    usec = {
+        name.removeprefix("cmdstat_"): stats["usec"]
         for name, stats in admin.info("commandstats").items()
         if name not in ("cmdstat_info", "cmdstat_config")
-    )
+    }
+    nested = any(command in RUNS_OTHERS for command in usec)
+    return sum(u for command, u in usec.items() if not nested or entry_command(command))
 
 
 def sequential(calls: dict, n: int, rounds: int, admin) -> dict:
