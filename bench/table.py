@@ -50,6 +50,14 @@ def best(*readers):
     return read
 
 
+def least(*readers):
+    """The smallest of the measured values (the cheapest peer)."""
+    def read(results):
+        values = [v for v in (r(results) for r in readers) if v is not None]
+        return min(values) if values else None
+    return read
+
+
 US, NS, RATE, BYTES = "us", "ns", "/s", "B"
 
 # id, figure, unit, measurement(s), rl, peer, goal: (comparison, ratio) or None.
@@ -240,6 +248,119 @@ ROWS += [
 ]
 
 
+# rl's Redis module (rl_redis_bench module, on the server with the module;
+# bench/README.md, "rl's Redis module"): Redis CPU per decision of each
+# algorithm against the cheapest peer script for it and against redis-cell,
+# decisions per Redis core, and the benches' rl-on-the-module contenders.
+def module_cpu(algorithm, in_flight, mode="module"):
+    return field("redis_us_per_decision", bench="module_cpu", algorithm=algorithm, script_mode=mode,
+                 in_flight=in_flight)
+
+
+def python_cpu(phase, contender):
+    return python("redis_us_per_decision", phase, contender)
+
+
+def java_cpu(library, threads):
+    return field("redis_command_us_per_decision", bench="java", library=library, threads=threads, keys="distinct")
+
+
+# algorithm -> (in flight -> (the peers' names, their measurements, reader))
+MODULE_PEERS = {
+    "gcra": ("redis_rate (Go)", "go", {
+        1: field("redis_us_per_decision", bench="go", library="redis_rate", goroutines=1),
+        200: field("redis_us_per_decision", bench="go", library="redis_rate", goroutines=200)}),
+    "token_bucket": ("the seed token bucket (Node)", ("node_sequential", "node_inflight"), {
+        1: field("redis_us_per_decision", bench="node", phase="sequential", contender="seed token bucket"),
+        200: field("redis_us_per_decision", bench="node", phase="inflight", contender="seed token bucket")}),
+    "fixed_window": ("rate-limiter-flexible (Node)", ("node_sequential", "node_inflight"), {
+        1: field("redis_us_per_decision", bench="node", phase="sequential", contender="rate-limiter-flexible"),
+        200: field("redis_us_per_decision", bench="node", phase="inflight", contender="rate-limiter-flexible")}),
+    "sliding_window": ("limits sliding window counter (Python)", "python", {
+        1: python_cpu("sequential", COUNTER), 200: python_cpu("tasks", COUNTER)}),
+    "sliding_log": ("the cheaper of the seed ZSET pipeline (Python) and the Lettuce log (Java)",
+                    ("python", "java"), {
+        1: least(python_cpu("sequential", SEED), java_cpu(JAVA_LOG, 1)),
+        200: least(python_cpu("tasks", SEED), java_cpu(JAVA_LOG, 64))}),
+}
+ALGORITHMS = ("gcra", "token_bucket", "fixed_window", "sliding_window", "sliding_log")
+IN_FLIGHT = {1: "1 in flight", 200: "200 in flight (coalesced)"}
+ROWS += [
+    (f"module_cpu_{algorithm}_{n}", f"Module Redis CPU/decision, {algorithm}, {IN_FLIGHT[n]}; peer: {peer_name}", US,
+     ("module",) + (peer_source if isinstance(peer_source, tuple) else (peer_source,)),
+     module_cpu(algorithm, n), readers[n], ("<=", 0.33))
+    for algorithm in ALGORITHMS
+    for peer_name, peer_source, readers in [MODULE_PEERS[algorithm]]
+    for n in (1, 200)
+]
+ROWS += [
+    (f"module_cell_{algorithm}_{n}", f"Module Redis CPU/decision, {algorithm}, {IN_FLIGHT[n]}; peer: redis-cell CL.THROTTLE",
+     US, ("module", "cell"), module_cpu(algorithm, n),
+     field("redis_us_per_decision", bench="cell", in_flight=n), ("<", 1))
+    for algorithm in ALGORITHMS
+    for n in (1, 200)
+]
+ROWS += [
+    (f"module_lua_{algorithm}_{n}", f"Module Redis CPU/decision, {algorithm}, {IN_FLIGHT[n]}; peer: rl's Lua library, same server",
+     US, "module", module_cpu(algorithm, n), module_cpu(algorithm, n, "functions"), None)
+    for algorithm in ALGORITHMS
+    for n in (1, 200)
+]
+ROWS += [
+    ("module_per_core_batch", "Module decisions per Redis core (1 / Redis CPU per decision), gcra, redis-benchmark "
+     "pipelining RL.BATCH of 64; peer: the Lua library's batch FCALL of 64, same way", RATE, "module",
+     field("per_core", bench="module_batch", via="redis-benchmark", script_mode="module"),
+     field("per_core", bench="module_batch", via="redis-benchmark", script_mode="functions"),
+     (">=", 1_000_000, "absolute")),
+    ("module_rate_batch", "Module decisions/s, gcra, redis-benchmark pipelining RL.BATCH of 64 (4 connections x 8); "
+     "peer: the Lua library's batch FCALL of 64, same way", RATE, "module",
+     field("per_second", bench="module_batch", via="redis-benchmark", script_mode="module"),
+     field("per_second", bench="module_batch", via="redis-benchmark", script_mode="functions"), None),
+    ("module_per_core_store", "Module decisions per Redis core (1 / Redis CPU per decision), gcra, rl's store, "
+     "1,000 in flight (coalesced into RL.BATCH); peer: the same on the Lua library", RATE, "module",
+     field("per_core", bench="module_batch_store", script_mode="module"),
+     field("per_core", bench="module_batch_store", script_mode="functions"), (">=", 1_000_000, "absolute")),
+    ("module_rate_store", "Module decisions/s, gcra, rl's C store, 1,000 in flight (client on the same 2 cores); "
+     "peer: the same on the Lua library", RATE, "module",
+     field("per_second", bench="module_batch_store", script_mode="module"),
+     field("per_second", bench="module_batch_store", script_mode="functions"), None),
+]
+# End to end: rl on the module's server (script_mode=module) beside the same
+# peers as rl on Lua, with the Lua rows' goals ("module_contenders": the
+# benches add rl on the module only for these rows).
+ROWS += [
+    (f"module_node_{algorithm}_{what}", f"Node 200 in flight, {label}, rl {algorithm} on the module; peer: rate-limiter-flexible",
+     unit, ("node_inflight", "module_contenders"),
+     field(name, bench="node", phase="inflight", contender=f"rl {algorithm} module"),
+     field(name, bench="node", phase="inflight", contender="rate-limiter-flexible"), goal)
+    for algorithm in ("gcra", "fixed_window")
+    for what, label, unit, name, goal in [("rate", "decisions/s", RATE, "per_second", (">=", 1.5)),
+                                          ("p99", "p99", US, "p99_us", ("<", 1))]
+]
+ROWS += [
+    ("module_go_64_rate", "Go 64 goroutines, decisions/s, gcra, rl on the module; peer: redis_rate",
+     RATE, ("go", "module_contenders"), field("per_second", bench="go", library="rl module", goroutines=64),
+     field("per_second", bench="go", library="redis_rate", goroutines=64), (">=", 1.5)),
+    ("module_go_1_p50", "Go 1 goroutine, p50, gcra, rl on the module; peer: redis_rate",
+     US, ("go", "module_contenders"), field("p50_us", bench="go", library="rl module", goroutines=1),
+     field("p50_us", bench="go", library="redis_rate", goroutines=1), ("<=", 1.2)),
+]
+ROWS += [
+    (f"module_java_{row_id}", f"Java {figure}, rl on the module; peer: {peer_name}", RATE, ("java", "module_contenders"),
+     java("per_second", library, 64, keys), java("per_second", peer, 64, keys), goal)
+    for row_id, figure, library, peer, peer_name, keys, goal in [
+        ("gcra_64_rate", "gcra 64 threads distinct keys, decisions/s", "rl gcra module", BUCKET4J, "Bucket4j",
+         "distinct", (">=", 3)),
+        ("gcra_64_hot_rate", "gcra 64 threads one hot key, decisions/s", "rl gcra module", BUCKET4J, "Bucket4j",
+         "hot", (">=", 20)),
+        ("sliding_log_64_rate", "sliding_log 64 threads distinct keys, decisions/s", "rl sliding_log module",
+         JAVA_LOG, "Lettuce sliding log", "distinct", (">=", 1.5)),
+        ("sliding_log_64_hot_rate", "sliding_log 64 threads one hot key, decisions/s", "rl sliding_log module",
+         JAVA_LOG, "Lettuce sliding log", "hot", (">=", 1.5)),
+    ]
+]
+
+
 def sources_of(row):
     source = row[3]
     return source if isinstance(source, tuple) else (source,)
@@ -261,9 +382,15 @@ def show(value, unit):
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
 
-def met(ratio, goal):
-    op, bound = goal
-    return {"<=": ratio <= bound, ">=": ratio >= bound, "<": ratio < bound}[op]
+def met(ratio, goal, value=None):
+    """The goal on the ratio, or with a third element ("absolute") on rl's value itself."""
+    op, bound = goal[:2]
+    x = value if absolute(goal) else ratio
+    return {"<=": x <= bound, ">=": x >= bound, "<": x < bound}[op]
+
+
+def absolute(goal):
+    return goal is not None and len(goal) > 2
 
 
 def not_measured(row, results):
@@ -285,7 +412,9 @@ def print_table(rows, runs):
     print(f"| --- | ---: | ---: | ---: |{' --- |' if several else ''} ---: | --- |")
     for row in rows:
         row_id, figure, unit, _, rl, peer, goal = row
-        goal_text = f"{goal[0]} {goal[1]}x" if goal else ""
+        goal_text = ""
+        if goal:
+            goal_text = f"{goal[0]} {show(goal[1], unit)} {unit}" if absolute(goal) else f"{goal[0]} {goal[1]}x"
         why = not_measured(row, runs[0])
         pairs = [(rl(r), peer(r)) for r in runs]
         ratios = [a / b for a, b in pairs if a is not None and b]
@@ -301,10 +430,11 @@ def print_table(rows, runs):
         else:
             measured = [(a, b) for a, b in pairs if a is not None and b]
             ratio = statistics.median(ratios)
+            rl_median = statistics.median(a for a, _ in measured)
             verdict = ""
             if goal is not None:
-                verdict = "yes" if met(ratio, goal) else "**no**"
-                hits = sum(met(x, goal) for x in ratios)
+                verdict = "yes" if met(ratio, goal, rl_median) else "**no**"
+                hits = sum(met(x, goal, a) for x, (a, _) in zip(ratios, measured))
                 if several and 0 < hits < len(ratios):
                     verdict += f" ({hits} of {len(ratios)} runs)"
             if len(ratios) < len(runs):

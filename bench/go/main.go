@@ -14,7 +14,9 @@
 //
 // With -json (as bench/run uses it) it prints one JSON line per library and
 // goroutine count instead: decisions/s, p50, p99, and redis-server's CPU
-// per decision (INFO commandstats, reset before each run).
+// per decision (INFO commandstats, reset before each run); with
+// RL_BENCH_MODULE_URL (a server with rl's Redis module) also "rl module",
+// rl on that server with script_mode=module.
 package main
 
 import (
@@ -302,24 +304,47 @@ func main() {
 	fmt.Printf("| OS threads, %d goroutines in flight | %d | %d | %.2fx | one per call |\n", *waiters, t1, t2, float64(t1)/float64(t2))
 }
 
+// runsOthers: commands whose time includes that of the commands they run
+// (a script's redis.call, a transaction's queue), which INFO commandstats
+// also lists on their own.
+var runsOthers = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
+	"fcall": true, "fcall_ro": true, "exec": true}
+
+// entryCommand: sent by a client, not run by a script or a transaction.
+func entryCommand(c string) bool {
+	return runsOthers[c] || c == "multi" || strings.HasPrefix(c, "script|") ||
+		strings.HasPrefix(c, "function|") || strings.Contains(c, ".")
+}
+
 // serverUsec is the microseconds redis-server spent in commands since the
-// last CONFIG RESETSTAT, but for this admin connection's own INFO and CONFIG.
+// last CONFIG RESETSTAT, but for this admin connection's own INFO and CONFIG;
+// when scripts or transactions ran, only the commands clients sent
+// (bench/README.md, "Redis CPU per decision").
 func serverUsec(ctx context.Context, admin *redis.Client) (float64, error) {
 	info, err := admin.Info(ctx, "commandstats").Result()
 	if err != nil {
 		return 0, err
 	}
-	usec := 0.0
+	usecOf := map[string]float64{}
+	nested := false
 	for _, line := range strings.Split(info, "\n") {
 		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" || name == "cmdstat_config" {
 			continue
 		}
+		command := strings.TrimPrefix(name, "cmdstat_")
+		nested = nested || runsOthers[command]
 		for _, field := range strings.Split(stats, ",") {
 			if v, ok := strings.CutPrefix(field, "usec="); ok {
 				n, _ := strconv.ParseFloat(v, 64)
-				usec += n
+				usecOf[command] += n
 			}
+		}
+	}
+	usec := 0.0
+	for command, u := range usecOf {
+		if !nested || entryCommand(command) {
+			usec += u
 		}
 	}
 	return usec, nil
@@ -335,6 +360,26 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 	}
 	admin := redis.NewClient(opt)
 	defer admin.Close()
+	// rl, redis_rate, and with RL_BENCH_MODULE_URL (bench/run: a server with
+	// rl's Redis module) "rl module": rl there with script_mode=module, its
+	// Redis CPU read from that server.
+	type contender struct {
+		name  string
+		open  func(string) (allowFunc, func(), error)
+		url   string
+		admin *redis.Client
+	}
+	contenders := []contender{{"rl", openRL, url, admin}, {"redis_rate", openRedisRate, url, admin}}
+	if moduleURL := os.Getenv("RL_BENCH_MODULE_URL"); moduleURL != "" {
+		mopt, err := redis.ParseURL(moduleURL)
+		if err != nil {
+			return err
+		}
+		moduleAdmin := redis.NewClient(mopt)
+		defer moduleAdmin.Close()
+		moduleURL += "?script_mode=module"
+		contenders = append(contenders, contender{"rl module", openRL, moduleURL, moduleAdmin})
+	}
 	type key struct {
 		library    string
 		goroutines int
@@ -342,8 +387,9 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 	type samples struct{ perSecond, p50, p99, usec []float64 }
 	got := map[key]*samples{}
 	for r := 0; r < rounds; r++ {
-		for _, lib := range libraries[:2] { // rl, redis_rate
-			allow, closeFn, err := lib.open(url)
+		for _, lib := range contenders {
+			admin := lib.admin
+			allow, closeFn, err := lib.open(lib.url)
 			if err != nil {
 				return fmt.Errorf("%s: %v", lib.name, err)
 			}
@@ -381,7 +427,7 @@ func jsonRuns(url string, counts []int, d time.Duration, rounds int) error {
 			closeFn()
 		}
 	}
-	for _, lib := range libraries[:2] {
+	for _, lib := range contenders {
 		for _, n := range counts {
 			s := got[key{lib.name, n}]
 			line, _ := json.Marshal(map[string]any{

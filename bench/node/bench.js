@@ -12,9 +12,11 @@
 // alternating rounds; the table shows the median round.
 //   scripts/with-redis -- node bench/node/bench.js      (from the repo root)
 // With --json (as bench/run uses it) it prints JSON lines instead, for the
-// contenders of bench/run's table: rl gcra, rl fixed_window and
-// rate-limiter-flexible at 1 and 200 in flight (decisions/s, p50, p99, Redis
-// CPU per decision), and on memory:// the synchronous limiter.tryAcquire
+// contenders of bench/run's table: rl gcra, rl fixed_window,
+// rate-limiter-flexible and the seed token bucket at 1 and 200 in flight
+// (decisions/s, p50, p99, Redis CPU per decision), and with
+// RL_BENCH_MODULE_URL (a server with rl's Redis module) rl gcra and rl
+// fixed_window there with script_mode=module ("rl gcra module"), and on memory:// the synchronous limiter.tryAcquire
 // (when the binding has it) beside RateLimiterMemory. --phases picks some of
 // sequential,inflight,memory. RL_BENCH_STORE_OPTIONS (URL query settings)
 // is appended to rl's store URL.
@@ -81,9 +83,11 @@ async function compare(contenders, calls, lanes, timeLatency, admin) {
   await Promise.all(contenders.map((c) => once(c, Math.min(calls, 2000), false))); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
     for (const c of contenders) {
-      if (admin) await admin.config('RESETSTAT');
+      // A contender on another server (rl's module's) reads that server's stats.
+      const stats = c.admin ?? admin;
+      if (stats) await stats.config('RESETSTAT');
       const result = await once(c, calls, timeLatency);
-      if (admin) result.serverUs = serverUsecPerDecision(await admin.info('commandstats'), calls);
+      if (stats) result.serverUs = serverUsecPerDecision(await stats.info('commandstats'), calls);
       rounds.get(c.name).push(result);
     }
   }
@@ -96,12 +100,19 @@ async function compare(contenders, calls, lanes, timeLatency, admin) {
 
 // Microseconds of redis-server CPU per decision since the last RESETSTAT:
 // every command's time (scripts, and whatever else a contender sends), but
-// for the admin connection's own INFO and CONFIG.
+// for the admin connection's own INFO and CONFIG. When scripts or
+// transactions ran, only the commands clients sent count: the commands a
+// script or EXEC ran are listed too, and their time is already in its
+// (bench/README.md, "Redis CPU per decision").
+const RUNS_OTHERS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro', 'exec']);
+const entryCommand = (c) => RUNS_OTHERS.has(c) || c === 'multi' || c.startsWith('script|') || c.startsWith('function|') || c.includes('.');
 function serverUsecPerDecision(commandstats, decisions) {
+  const commands = [...commandstats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)]
+    .map(([, command, u]) => [command, Number(u)])
+    .filter(([command]) => command !== 'info' && command !== 'config');
+  const nested = commands.some(([command]) => RUNS_OTHERS.has(command));
   let usec = 0;
-  for (const [, command, u] of commandstats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) {
-    if (command !== 'info' && command !== 'config') usec += Number(u);
-  }
+  for (const [command, u] of commands) if (!nested || entryCommand(command)) usec += u;
   return usec / decisions;
 }
 
@@ -150,16 +161,34 @@ async function harness(url, phases) {
     const redis = new Redis(url, { keyPrefix: `${prefix}:` });
     const admin = new Redis(url);
     const flexible = new RateLimiterRedis({ storeClient: redis, points: HUGE, duration: 3600, keyPrefix: 'rlflx' });
+    const seedBuckets = new Map(KEYS.map((k) => [k, new SeedTokenBucket(redis, `seed:${k}`, HUGE, HUGE / 3600)]));
     const contenders = [
       { name: 'rl gcra', decide: async (k) => allowedOrThrow((await gcra.acquire(k)).allowed) },
       { name: 'rl fixed_window', decide: async (k) => allowedOrThrow((await window.acquire(k)).allowed) },
       { name: 'rate-limiter-flexible', decide: async (k) => allowedOrThrow((await flexible.consume(k)).remainingPoints >= 0) },
+      { name: 'seed token bucket', decide: async (k) => allowedOrThrow(await seedBuckets.get(k).allowRequest()) },
     ];
+    // rl on the server with its Redis module (bench/run: RL_BENCH_MODULE_URL), script_mode=module.
+    const moduleUrl = process.env.RL_BENCH_MODULE_URL;
+    let moduleStore, moduleAdmin;
+    if (moduleUrl) {
+      moduleStore = await rl.open(`${rlUrl(moduleUrl, `${prefix}m`)}&script_mode=module`);
+      moduleAdmin = new Redis(moduleUrl);
+      for (const algorithm of ['gcra', 'fixed_window']) {
+        const limiter = moduleStore.limiter({ algorithm, limit: `${HUGE}/1h`, name: `benchm${algorithm}` });
+        contenders.push({
+          name: `rl ${algorithm} module`, admin: moduleAdmin,
+          decide: async (k) => allowedOrThrow((await limiter.acquire(k)).allowed),
+        });
+      }
+    }
     if (phases.includes('sequential')) emit('sequential', await compare(contenders, SEQUENTIAL_CALLS, 1, true, admin));
     if (phases.includes('inflight')) emit('inflight', await compare(contenders, IN_FLIGHT_CALLS, IN_FLIGHT, true, admin));
     store.close();
+    moduleStore?.close();
     redis.disconnect();
     admin.disconnect();
+    moduleAdmin?.disconnect();
   }
   if (phases.includes('memory')) {
     const store = await rl.open('memory://');

@@ -3,9 +3,10 @@
 redis-server (bench/run starts it and gives --redis); prints one JSON line
 per contender and measure, which bench/table.py reads (rows and goals):
 
-- sequential: one caller, p50/p99 per decision (sync calls);
+- sequential: one caller, p50/p99 per decision (sync calls), and Redis
+  CPU per decision (INFO commandstats);
 - 200 tasks: 200 asyncio tasks, each making its share of the decisions
-  in turn, decisions/s;
+  in turn, decisions/s and Redis CPU per decision;
 - memory: in-process decisions/s, one caller;
 - overhead: ns per memory:// acquire through the package and through the
   SWIG module alone (bench/run measures the C ABI's own call beside it,
@@ -82,28 +83,63 @@ def sync_contenders(url: str, prefix: str, options: str):
     return calls, store
 
 
-def sequential(calls: dict, n: int, rounds: int) -> dict:
+RUNS_OTHERS = {"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "exec"}
+
+
+def entry_command(command: str) -> bool:
+    """Sent by a client, not run by a script or a transaction."""
+    return (
+        command in RUNS_OTHERS
+        or command == "multi"
+        or command.startswith(("script|", "function|"))
+        or "." in command
+    )
+
+
+def server_usec(admin) -> int:
+    """Microseconds the server spent in commands since CONFIG RESETSTAT, but
+    for the admin connection's own INFO and CONFIG; when scripts or
+    transactions ran, only the commands clients sent (their time includes
+    the commands they ran, which commandstats lists too): every bench's
+    measure of Redis CPU per decision (bench/README.md)."""
+    usec = {
+        name.removeprefix("cmdstat_"): stats["usec"]
+        for name, stats in admin.info("commandstats").items()
+        if name not in ("cmdstat_info", "cmdstat_config")
+    }
+    nested = any(command in RUNS_OTHERS for command in usec)
+    return sum(u for command, u in usec.items() if not nested or entry_command(command))
+
+
+def sequential(calls: dict, n: int, rounds: int, admin) -> dict:
     samples = {name: [] for name in calls}
+    usec = {name: [] for name in calls}
     for name, call in calls.items():  # warm-up: connections, scripts loaded
         for k in KEYS[:50]:
             assert call(k)
     for _ in range(rounds):
         for name, call in calls.items():
             times = []
+            admin.config_resetstat()
             for i in range(n):
                 k = KEYS[i % len(KEYS)]
                 t = time.perf_counter_ns()
                 ok = call(k)
                 times.append(time.perf_counter_ns() - t)
                 assert ok, name
+            usec[name].append(server_usec(admin) / n)
             samples[name].append((quantile(times, 0.5) / 1000, quantile(times, 0.99) / 1000))
     return {
-        name: {"p50_us": statistics.median(p for p, _ in s), "p99_us": statistics.median(p for _, p in s)}
+        name: {
+            "p50_us": statistics.median(p for p, _ in s),
+            "p99_us": statistics.median(p for _, p in s),
+            "redis_us_per_decision": statistics.median(usec[name]),
+        }
         for name, s in samples.items()
     }
 
 
-async def tasks_throughput(url: str, prefix: str, options: str, total: int, tasks: int, rounds: int) -> dict:
+async def tasks_throughput(url: str, prefix: str, options: str, total: int, tasks: int, rounds: int, admin) -> dict:
     item = limits.parse(BIG_LIMITS)
     aio_storage = limits.storage.storage_from_string(f"async+{url}", key_prefix=f"{prefix}alim")
     moving = limits.aio.strategies.MovingWindowRateLimiter(aio_storage)
@@ -132,16 +168,22 @@ async def tasks_throughput(url: str, prefix: str, options: str, total: int, task
             assert await call(KEYS[(t * per_task + i) % len(KEYS)])
 
     rates = {name: [] for name in calls}
+    usec = {name: [] for name in calls}
     for call in calls.values():  # warm-up
         await asyncio.gather(*(worker_once(call, k) for k in KEYS[:tasks]))
     for _ in range(rounds):
         for name, call in calls.items():
+            admin.config_resetstat()  # a sync call between rounds: nothing else is in flight
             t = time.perf_counter()
             await asyncio.gather(*(worker(call, i) for i in range(tasks)))
             rates[name].append(per_task * tasks / (time.perf_counter() - t))
+            usec[name].append(server_usec(admin) / (per_task * tasks))
     store.close()
     await ar.aclose()
-    return {name: {"per_second": statistics.median(r)} for name, r in rates.items()}
+    return {
+        name: {"per_second": statistics.median(r), "redis_us_per_decision": statistics.median(usec[name])}
+        for name, r in rates.items()
+    }
 
 
 async def worker_once(call, k):
@@ -199,10 +241,14 @@ def main() -> int:
         f"redis-py {redis.__version__}, {args.rounds} rounds (medians)",
         file=sys.stderr,
     )
+    admin = redis.Redis.from_url(args.redis)
     calls, store = sync_contenders(args.redis, prefix, options)
-    json_lines("sequential", sequential(calls, args.sequential, args.rounds))
+    json_lines("sequential", sequential(calls, args.sequential, args.rounds, admin))
     store.close()
-    json_lines("tasks", asyncio.run(tasks_throughput(args.redis, prefix, options, args.total, args.tasks, args.rounds)))
+    json_lines(
+        "tasks",
+        asyncio.run(tasks_throughput(args.redis, prefix, options, args.total, args.tasks, args.rounds, admin)),
+    )
     json_lines("memory", memory_throughput(args.memory, args.rounds))
     return 0
 

@@ -2,7 +2,8 @@
 # Instructions redis-server executes per decision (inside its command
 # dispatcher, `call`), rl's Redis module vs the Lua library, per algorithm:
 # one redis-server under callgrind with the module loaded; 2,000 acquires of
-# each kind by redis-benchmark (one connection), counters zeroed between.
+# each kind by redis-benchmark (one connection), counters zeroed between,
+# and the module's acquires as RL.BATCH of 64 (31 commands).
 # Counts do not depend on the machine's load (docs/redis-module.md).
 #   bench/redis/module_callgrind.sh [BUILD_DIR]
 set -euo pipefail
@@ -31,14 +32,20 @@ for algorithm in gcra token_bucket fixed_window sliding_window sliding_log; do
   limits="0 1000000 1000000 1000000 1 1 $g"
   count() {  # NAME COMMAND...: instructions per call
     callgrind_control -z "$server" >/dev/null 2>&1
-    redis-benchmark -p "$port" -n "$n" -c 1 -r 1000 "${@:2}" >/dev/null 2>&1
+    redis-benchmark -p "$port" -n "${requests:-$n}" -c 1 -r 1000 "${@:2}" >/dev/null 2>&1
     callgrind_control -d "$1" "$server" >/dev/null 2>&1
     local file
     file=$(grep -l "^desc: Trigger: dump $1\$" "$out"/cg.* | head -1)
-    echo $(($(sed -n 's/^summary: //p' "$file") / n))
+    echo $(($(sed -n 's/^summary: //p' "$file") / ${requests:-$n}))
   }
   lua=$(count "lua-$algorithm" FCALL "${library}_${algorithm}_acquire" 1 "l{$algorithm:__rand_int__}" "" 1 "$limits")
   module=$(count "module-$algorithm" RL.ACQUIRE "m{$algorithm:__rand_int__}" "$algorithm" "" 1 "$limits")
   printf '{"bench":"module_callgrind","algorithm":"%s","lua_instructions_per_decision":%d,"module_instructions_per_decision":%d,"ratio":%s}\n' \
     "$algorithm" "$lua" "$module" "$(python3 -c "print(round($module / $lua, 2))")"
+  # RL.BATCH of 64 acquires (what the store sends for calls in flight): per decision.
+  batch=(RL.BATCH)
+  for _ in $(seq 64); do batch+=("b{$algorithm:__rand_int__}" "${algorithm}_acquire" "" 1 "$limits"); done
+  per_batch=$(requests=$((n / 64)) count "batch-$algorithm" "${batch[@]}")
+  printf '{"bench":"module_callgrind","algorithm":"%s","batch":64,"module_instructions_per_decision":%d}\n' \
+    "$algorithm" $((per_batch / 64))
 done

@@ -22,6 +22,10 @@
 //                                                   caller, per algorithm: rl's Redis
 //                                                   module vs the Lua library (a server
 //                                                   with the module: docs/redis-module.md)
+//   rl_redis_bench module [CALLS]                   the module against its peers:
+//                                                   Redis CPU per decision (module,
+//                                                   functions, redis-cell), decisions
+//                                                   per second per Redis core (RL.BATCH)
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -97,11 +101,34 @@ std::string redis_cli(const std::vector<std::string>& args) {
   return cli_with(env("RL_TEST_REDIS_PORT"), "", args);
 }
 
-// Microseconds redis-server spent in commands since CONFIG RESETSTAT, but
-// for the bench's own (INFO, CONFIG, SLOWLOG, MEMORY, SCAN).
-double server_usec() {
-  double usec = 0;
-  for (const std::string& line : lines_of(redis_cli({"INFO", "commandstats"}))) {
+// Whether a command runs others whose time its own includes and which
+// INFO commandstats also lists on their own (a script's redis.call, a
+// transaction's queued commands).
+bool runs_others(const std::string& command) {
+  return command == "eval" || command == "evalsha" || command == "eval_ro" ||
+         command == "evalsha_ro" || command == "fcall" || command == "fcall_ro" ||
+         command == "exec";
+}
+
+// Whether a command was sent by a client rather than run by a script or a
+// transaction, when some ran (`nested`): those, MULTI, SCRIPT and FUNCTION
+// subcommands and module commands (which commandstats never nests).
+bool entry_command(const std::string& command) {
+  return runs_others(command) || command == "multi" || command.rfind("script|", 0) == 0 ||
+         command.rfind("function|", 0) == 0 || command.find('.') != std::string::npos;
+}
+
+// Microseconds redis-server (the main one, or the one on `port`) spent in
+// commands since CONFIG RESETSTAT, but for the bench's own (INFO, CONFIG,
+// SLOWLOG, MEMORY, SCAN). When scripts or transactions ran, only the
+// commands clients sent count (entry_command): the others' time is already
+// in theirs. bench/README.md: "Redis CPU per decision".
+double server_usec(const std::string& port = "") {
+  const std::string info = port.empty() ? redis_cli({"INFO", "commandstats"})
+                                        : cli_with(port, "", {"INFO", "commandstats"});
+  std::vector<std::pair<std::string, double>> commands;
+  bool nested = false;
+  for (const std::string& line : lines_of(info)) {
     const size_t colon = line.find(':');
     if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
     const std::string command = line.substr(8, colon - 8);
@@ -110,7 +137,12 @@ double server_usec() {
       continue;
     }
     const size_t at = line.find("usec=");
-    if (at != std::string::npos) usec += std::atof(line.c_str() + at + 5);
+    if (at != std::string::npos) commands.emplace_back(command, std::atof(line.c_str() + at + 5));
+    nested = nested || runs_others(command);
+  }
+  double usec = 0;
+  for (const auto& [command, u] : commands) {
+    if (!nested || entry_command(command)) usec += u;
   }
   return usec;
 }
@@ -181,16 +213,20 @@ double percentile(std::vector<double>& sorted, int p) {
 
 // The arguments of the command that rl sends for one acquire of `key`: the
 // slow log keeps every command's arguments when its threshold is 0.
-std::vector<std::string> capture_command(Limiter& limiter, const std::string& key) {
-  const std::string threshold =
-      lines_of(redis_cli({"CONFIG", "GET", "slowlog-log-slower-than"})).back();
-  redis_cli({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
-  redis_cli({"SLOWLOG", "RESET"});
+// `port`: the server's (empty: the main one).
+std::vector<std::string> capture_command(Limiter& limiter, const std::string& key,
+                                         const std::string& port = "") {
+  auto cli = [&](const std::vector<std::string>& args) {
+    return port.empty() ? redis_cli(args) : cli_with(port, "", args);
+  };
+  const std::string threshold = lines_of(cli({"CONFIG", "GET", "slowlog-log-slower-than"})).back();
+  cli({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+  cli({"SLOWLOG", "RESET"});
   limiter.acquire(key);
   // Non-interactive redis-cli prints one field per line: id, time, duration,
   // the arguments, client address, client name.
-  std::vector<std::string> entry = lines_of(redis_cli({"SLOWLOG", "GET", "1"}));
-  redis_cli({"CONFIG", "SET", "slowlog-log-slower-than", threshold});
+  std::vector<std::string> entry = lines_of(cli({"SLOWLOG", "GET", "1"}));
+  cli({"CONFIG", "SET", "slowlog-log-slower-than", threshold});
   if (entry.size() < 6) fail("no command in the slow log");
   return {entry.begin() + 3, entry.end() - 2};
 }
@@ -199,10 +235,12 @@ std::vector<std::string> capture_command(Limiter& limiter, const std::string& ke
 struct BenchmarkResult {
   double per_second, p50_us, p99_us, redis_us_per_call;
 };
+// `port`: the server's (empty: the main one).
 BenchmarkResult redis_benchmark(const std::vector<std::string>& command, const std::string& key,
-                                const std::string& options, int n) {
-  std::string line = "redis-benchmark -p " + env("RL_TEST_REDIS_PORT") + " " + options + " -n " +
-                     std::to_string(n) + " -r " + std::to_string(kKeySpace) + " --csv";
+                                const std::string& options, int n, const std::string& port = "") {
+  const std::string at = port.empty() ? env("RL_TEST_REDIS_PORT") : port;
+  std::string line = "redis-benchmark -p " + at + " " + options + " -n " + std::to_string(n) +
+                     " -r " + std::to_string(kKeySpace) + " --csv";
   for (std::string arg : command) {
     // The captured key becomes a random one of the same key space.
     if (const size_t at = arg.find(key); at != std::string::npos) {
@@ -210,10 +248,10 @@ BenchmarkResult redis_benchmark(const std::vector<std::string>& command, const s
     }
     line += " " + shell_quote(arg);
   }
-  redis_cli({"CONFIG", "RESETSTAT"});
+  cli_with(at, "", {"CONFIG", "RESETSTAT"});
   const std::vector<std::string> out = lines_of(shell(line));
   // An error reply counts as a request for redis-benchmark: refuse any.
-  const std::string errors = redis_cli({"INFO", "errorstats"});
+  const std::string errors = cli_with(at, "", {"INFO", "errorstats"});
   if (errors.find("errorstat_") != std::string::npos) {
     fail("redis-benchmark's replay of rl's command got errors:\n" + errors + line);
   }
@@ -223,7 +261,7 @@ BenchmarkResult redis_benchmark(const std::vector<std::string>& command, const s
       fields.push_back(std::atof(row.c_str() + at + 3));
     }
     if (fields.size() == 7 && row.rfind("\"test\"", 0) != 0) {
-      return {fields[0], fields[3] * 1000, fields[5] * 1000, server_usec() / n};
+      return {fields[0], fields[3] * 1000, fields[5] * 1000, server_usec(at) / n};
     }
   }
   fail("redis-benchmark failed:\n" + shell(line));
@@ -397,7 +435,10 @@ struct Deployment {
 // what a node costs when its caches are its own).
 void cluster(int n) {
   const char* extra = std::getenv("RL_BENCH_STORE_OPTIONS");
-  const std::string options = extra != nullptr && *extra != '\0' ? std::string("&") + extra : "";
+  std::string options = extra != nullptr && *extra != '\0' ? std::string("&") + extra : "";
+  // The Lua path's figures: bench/run's module server (scripts/with-redis
+  // with RL_TEST_REDIS_MODULE) loads rl's module into these nodes too.
+  if (options.find("script_mode=") == std::string::npos) options += "&script_mode=functions";
   const std::string data_pw = env("RL_TEST_SENTINEL_DATA_PASSWORD");
   const std::string sentinel_master = words(env("RL_TEST_SENTINEL_NODE_PORTS")).at(0);
   std::vector<std::string> masters;
@@ -542,6 +583,190 @@ void module_cost(int calls) {
         "\"module_redis_us_per_decision\":%.2f,\"lua_redis_us_per_decision\":%.2f,"
         "\"ratio\":%.2f}\n",
         algorithm, per_round * kRounds, usec[0], usec[1], usec[1] > 0 ? usec[0] / usec[1] : 0);
+  }
+}
+
+// The port of a redis:// URL ("redis://127.0.0.1:PORT").
+std::string port_of(const std::string& url) {
+  const size_t colon = url.rfind(':');
+  if (colon == std::string::npos) fail("no port in " + url);
+  return url.substr(colon + 1, url.find_first_of("/?", colon) - colon - 1);
+}
+
+// `n` acquires of `algorithm` (limit 10^6/s: never denied) over 10,000 keys
+// from `in_flight` chains (1: one caller waiting for each answer; more:
+// the store coalesces the calls that wait) on the store at `url`, after as
+// many to warm up: decisions/s and the server's CPU per decision.
+struct StoreRun {
+  double per_second, redis_us_per_decision;
+};
+StoreRun decide_on(const std::string& url, const std::string& port, const std::string& algorithm,
+                   int in_flight, int n) {
+  rl_store* store = nullptr;
+  rl_error* err = nullptr;
+  if (rl_store_open(url.c_str(), nullptr, &store, &err) != RL_OK) {
+    fail(std::string("rl_store_open: ") + rl_error_message(err));
+  }
+  StoreRun run{};
+  {
+    Limiter limiter(store, limiter_settings(algorithm, "1000000/s", "mod"));
+    std::mt19937_64 random(5);
+    std::vector<std::string> keys;
+    for (int i = 0; i < 10000; ++i) keys.push_back(random_key(random));
+    auto chain = [&](int calls) {
+      Chains chains;
+      chains.limiter = &limiter;
+      chains.n = calls;
+      chains.keys = keys;
+      const auto start = SteadyClock::now();
+      for (int c = 0; c < in_flight; ++c) chains.next();
+      std::unique_lock lock(chains.mutex);
+      chains.all_done.wait(lock, [&] { return chains.finished.load() >= calls; });
+      return calls / std::chrono::duration<double>(SteadyClock::now() - start).count();
+    };
+    chain(std::min(n, 2000));  // the connection made, the library or module found
+    cli_with(port, "", {"CONFIG", "RESETSTAT"});
+    run.per_second = chain(n);
+    run.redis_us_per_decision = server_usec(port) / n;
+  }
+  rl_store_free(store);
+  return run;
+}
+
+// The store URL of the module's server for one measure.
+std::string module_url(const std::string& what, const std::string& settings) {
+  std::string url =
+      env("RL_TEST_REDIS_MODULE_URL") + "?prefix=" + unique_prefix(what) + "&" + settings;
+  if (const char* options = std::getenv("RL_BENCH_STORE_OPTIONS"); options && *options) {
+    url += std::string("&") + options;
+  }
+  return url;
+}
+
+// The module's figures against its peers (bench/README.md), on the server
+// with rl's module (RL_TEST_REDIS_MODULE_URL):
+// - Redis CPU per decision and decisions/s, each algorithm, through rl's
+//   store with script_mode=module and with functions (the Lua library), 1
+//   and 200 calls in flight (coalesced into RL.BATCH or the batch FCALL);
+// - redis-cell's CL.THROTTLE by redis-benchmark at 1 and 200 in flight, on
+//   the server at RL_BENCH_CELL_PORT (bench/redis/redis-cell.sh builds it;
+//   unset: a "skipped" line with RL_BENCH_CELL_WHY);
+// - decisions per second per Redis core: redis-benchmark pipelining
+//   RL.BATCH of 64 gcra acquires, beside the Lua library's batch FCALL of 64
+//   sent the same way, and rl's store with 1,000 calls in flight, module
+//   against functions: decisions/s and 1 / (Redis CPU per decision).
+void module_figures(int n) {
+  const std::string port = port_of(env("RL_TEST_REDIS_MODULE_URL"));
+  auto emit_store = [](const char* bench, const std::string& algorithm, const char* mode,
+                       int in_flight, const StoreRun& r) {
+    std::printf(
+        "{\"bench\":\"%s\",\"algorithm\":\"%s\",\"script_mode\":\"%s\",\"in_flight\":%d,"
+        "\"per_second\":%.0f,\"redis_us_per_decision\":%.3f,\"per_core\":%.0f}\n",
+        bench, algorithm.c_str(), mode, in_flight, r.per_second, r.redis_us_per_decision,
+        r.redis_us_per_decision > 0 ? 1e6 / r.redis_us_per_decision : 0);
+  };
+  for (const char* algorithm :
+       {"gcra", "token_bucket", "fixed_window", "sliding_window", "sliding_log"}) {
+    for (int in_flight : {1, 200}) {
+      for (const char* mode : {"module", "functions"}) {
+        const std::string tag = std::string("m") + algorithm + mode + std::to_string(in_flight);
+        emit_store("module_cpu", algorithm, mode, in_flight,
+                   decide_on(module_url(tag, std::string("script_mode=") + mode), port, algorithm,
+                             in_flight, n));
+      }
+    }
+  }
+
+  // redis-cell: GCRA in one module command, never denied (burst and rate 10^6/s).
+  const char* cell = std::getenv("RL_BENCH_CELL_PORT");
+  if (cell == nullptr || *cell == '\0') {
+    const char* why = std::getenv("RL_BENCH_CELL_WHY");
+    std::printf("{\"bench\":\"skipped\",\"source\":\"cell\",\"why\":\"%s\"}\n",
+                why != nullptr && *why != '\0' ? why : "RL_BENCH_CELL_PORT not set");
+  } else {
+    const std::vector<std::string> throttle{
+        "CL.THROTTLE", "cell:000000000042", "1000000", "1000000", "1", "1"};
+    for (int in_flight : {1, 200}) {
+      const BenchmarkResult r = redis_benchmark(
+          throttle, "000000000042", "-c " + std::to_string(in_flight) + " -P 1", n, cell);
+      std::printf(
+          "{\"bench\":\"cell\",\"in_flight\":%d,\"per_second\":%.0f,"
+          "\"redis_us_per_decision\":%.3f}\n",
+          in_flight, r.per_second, r.redis_us_per_call);
+    }
+  }
+
+  // RL.BATCH and the batch FCALL of 64 gcra acquires, each made of the
+  // command rl sends for one acquire (captured from the slow log), pipelined
+  // by redis-benchmark (4 connections, 8 commands each in flight), CALLS / 4
+  // commands.
+  constexpr int kBatch = 64;
+  const std::string key = "000000000042";
+  auto capture = [&](const char* mode) {
+    rl_store* s = nullptr;
+    rl_error* err = nullptr;
+    const std::string url =
+        module_url(std::string("cap") + mode, std::string("script_mode=") + mode + "&coalesce=off");
+    if (rl_store_open(url.c_str(), nullptr, &s, &err) != RL_OK) {
+      fail(std::string("rl_store_open: ") + rl_error_message(err));
+    }
+    std::vector<std::string> command;
+    {
+      Limiter limiter(s, limiter_settings("gcra", "1000000/s", "batch"));
+      limiter.acquire(key);  // the module or the library found
+      command = capture_command(limiter, key, port);
+    }
+    rl_store_free(s);
+    return command;
+  };
+  // RL.ACQUIRE key gcra now cost limits: RL.BATCH takes key gcra_acquire now cost limits.
+  const std::vector<std::string> acquire = capture("module");
+  if (acquire.size() != 6 || acquire[0] != "RL.ACQUIRE") {
+    fail("the module store did not send RL.ACQUIRE key algorithm now cost limits: " +
+         (acquire.empty() ? std::string("nothing") : acquire[0]));
+  }
+  std::vector<std::string> module_batch{"RL.BATCH"};
+  // FCALL rl_<version>_gcra_acquire 1 key [now cost] limits: the library's
+  // batch takes N keys, then per call gcra_acquire now cost limits.
+  const std::vector<std::string> fcall = capture("functions");
+  const std::string suffix = "_gcra_acquire";
+  if (fcall.size() < 5 || fcall[0] != "FCALL" || fcall[1].size() <= suffix.size() ||
+      fcall[1].compare(fcall[1].size() - suffix.size(), suffix.size(), suffix) != 0) {
+    fail("the functions store did not send FCALL rl_<version>_gcra_acquire: " +
+         (fcall.empty() ? std::string("nothing") : fcall[0]));
+  }
+  std::vector<std::string> lua_batch{"FCALL",
+                                     fcall[1].substr(0, fcall[1].size() - suffix.size()) + "_batch",
+                                     std::to_string(kBatch)};
+  std::vector<std::string> lua_args;
+  const bool short_form = fcall.size() == 5;  // limits alone: Redis TIME, cost 1
+  for (int i = 0; i < kBatch; ++i) {
+    module_batch.insert(module_batch.end(),
+                        {acquire[1], "gcra_acquire", acquire[3], acquire[4], acquire[5]});
+    lua_batch.push_back(fcall[3]);
+    if (short_form) {
+      lua_args.insert(lua_args.end(), {"gcra_acquire", "", "1", fcall[4]});
+    } else {
+      lua_args.insert(lua_args.end(), {"gcra_acquire", fcall[4], fcall[5], fcall[6]});
+    }
+  }
+  lua_batch.insert(lua_batch.end(), lua_args.begin(), lua_args.end());
+  const int commands = std::max(1, n / 4);  // CALLS x 16 decisions
+  for (const auto& [mode, command] :
+       {std::pair{"module", module_batch}, {"functions", lua_batch}}) {
+    const BenchmarkResult r = redis_benchmark(command, key, "-c 4 -P 8", commands, port);
+    const double us = r.redis_us_per_call / kBatch;
+    std::printf(
+        "{\"bench\":\"module_batch\",\"via\":\"redis-benchmark\",\"script_mode\":\"%s\","
+        "\"batch\":%d,\"per_second\":%.0f,\"redis_us_per_decision\":%.3f,\"per_core\":%.0f}\n",
+        mode, kBatch, r.per_second * kBatch, us, us > 0 ? 1e6 / us : 0);
+  }
+  // rl's own store, 1,000 calls in flight (10 x CALLS): they leave as
+  // batches of up to 64.
+  for (const char* mode : {"module", "functions"}) {
+    emit_store("module_batch_store", "gcra", mode, 1000,
+               decide_on(module_url(std::string("mb") + mode, std::string("script_mode=") + mode),
+                         port, "gcra", 1000, 10 * n));
   }
 }
 
@@ -720,6 +945,8 @@ int main(int argc, char** argv) {
     min_replicas(arg_int(argc, argv, 2, 5000));
   } else if (mode == "module-cost") {
     module_cost(arg_int(argc, argv, 2, 50000));
+  } else if (mode == "module") {
+    module_figures(arg_int(argc, argv, 2, 20000));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {
@@ -732,7 +959,7 @@ int main(int argc, char** argv) {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
         "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | cluster [CALLS] | "
-        "min-replicas [CALLS]]");
+        "min-replicas [CALLS] | module-cost [CALLS] | module [CALLS]]");
   }
   return 0;
 }

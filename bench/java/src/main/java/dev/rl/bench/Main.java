@@ -1,6 +1,8 @@
 package dev.rl.bench;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -27,21 +29,44 @@ public final class Main {
     }
     String url = args[0];
     long phaseMs = (long) (1000 * (args.length > 1 ? Double.parseDouble(args[1]) : 3));
-    List<Supplier<Contender>> contenders =
-        List.of(
-            () -> new RlContender(url, "gcra", PER_SECOND + "/1s"),
-            () -> new Bucket4jContender(url, PER_SECOND),
-            () -> new RlContender(url, "sliding_log", PER_SECOND + "/" + WINDOW_MS + "ms"),
-            () -> new LettuceSlidingLog(url, WINDOW_MS, PER_SECOND));
+    // Each contender with the server it runs on (its Redis CPU is read there).
+    List<Map.Entry<String, Supplier<Contender>>> contenders =
+        new ArrayList<>(
+            List.of(
+                Map.entry(url, () -> new RlContender(url, "gcra", PER_SECOND + "/1s")),
+                Map.entry(url, () -> new Bucket4jContender(url, PER_SECOND)),
+                Map.entry(
+                    url,
+                    () -> new RlContender(url, "sliding_log", PER_SECOND + "/" + WINDOW_MS + "ms")),
+                Map.entry(url, () -> new LettuceSlidingLog(url, WINDOW_MS, PER_SECOND))));
+    // bench/run: a server with rl's Redis module; rl there with script_mode=module.
+    String moduleUrl = System.getenv().getOrDefault("RL_BENCH_MODULE_URL", "");
+    if (!moduleUrl.isEmpty()) {
+      String module = "&script_mode=module";
+      contenders.add(
+          Map.entry(
+              moduleUrl,
+              () -> new RlContender(moduleUrl, "gcra", PER_SECOND + "/1s", module, " module")));
+      contenders.add(
+          Map.entry(
+              moduleUrl,
+              () ->
+                  new RlContender(
+                      moduleUrl,
+                      "sliding_log",
+                      PER_SECOND + "/" + WINDOW_MS + "ms",
+                      module,
+                      " module")));
+    }
     List<Phase> phases =
         List.of(
             new Phase(1, false, KEYS, phaseMs),
             new Phase(THREADS, false, KEYS, phaseMs),
             new Phase(THREADS, true, KEYS, phaseMs));
     Phase warmUp = new Phase(THREADS, false, KEYS, Math.max(500, phaseMs / 3));
-    for (Supplier<Contender> make : contenders) {
-      try (Contender contender = make.get();
-          RedisCpu redisCpu = new RedisCpu(url)) {
+    for (Map.Entry<String, Supplier<Contender>> make : contenders) {
+      try (Contender contender = make.getValue().get();
+          RedisCpu redisCpu = new RedisCpu(make.getKey())) {
         warmUp.run(contender, null); // JIT, connections, scripts loaded
         for (Phase phase : phases) {
           Phase.Result result = phase.run(contender, redisCpu);

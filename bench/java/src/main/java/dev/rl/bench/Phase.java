@@ -18,15 +18,16 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
   record Result(
       String library, int threads, String keys, long decisions, long denied, double perSecond,
       double p50us, double p95us, double p99us, double redisUsPerDecision,
-      double clientUsPerDecision) {
+      double redisCommandUsPerDecision, double clientUsPerDecision) {
     String json() {
       return String.format(
           Locale.ROOT,
           "{\"bench\":\"java\",\"library\":\"%s\",\"threads\":%d,\"keys\":\"%s\",\"decisions\":%d,"
               + "\"denied\":%d,\"per_second\":%.0f,\"p50_us\":%.1f,\"p95_us\":%.1f,\"p99_us\":%.1f,"
-              + "\"redis_us_per_decision\":%.1f,\"client_us_per_decision\":%.1f}",
+              + "\"redis_us_per_decision\":%.1f,\"redis_command_us_per_decision\":%.2f,"
+              + "\"client_us_per_decision\":%.1f}",
           library, threads, keys, decisions, denied, perSecond, p50us, p95us, p99us,
-          redisUsPerDecision, clientUsPerDecision);
+          redisUsPerDecision, redisCommandUsPerDecision, clientUsPerDecision);
     }
   }
 
@@ -91,6 +92,7 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     }
     ready.await();
     long cpuBefore = redisCpu != null ? redisCpu.micros() : 0;
+    long commandsBefore = redisCpu != null ? redisCpu.commandMicros() : 0;
     long clientBefore = PROCESS.getProcessCpuTime();
     long began = System.nanoTime();
     start.countDown();
@@ -100,6 +102,7 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
     double seconds = (System.nanoTime() - began) / 1e9;
     long clientNs = PROCESS.getProcessCpuTime() - clientBefore;
     long cpuUs = redisCpu != null ? redisCpu.micros() - cpuBefore : 0;
+    long commandsUs = redisCpu != null ? redisCpu.commandMicros() - commandsBefore : 0;
     if (failure.get() != null) throw new Exception(contender.name() + ": " + failure.get(), failure.get());
     long total = Arrays.stream(calls).sum();
     long totalDenied = Arrays.stream(denied).sum();
@@ -115,6 +118,7 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
         contender.name(), threads, keysName(), total, totalDenied, total / seconds,
         quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99),
         total == 0 ? Double.NaN : (double) cpuUs / total,
+        total == 0 ? Double.NaN : (double) commandsUs / total,
         total == 0 ? Double.NaN : clientNs / 1000.0 / total);
   }
 

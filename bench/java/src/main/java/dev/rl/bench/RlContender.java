@@ -10,20 +10,32 @@ final class RlContender implements Contender {
   private final Store store;
   private final RateLimiter limiter;
 
+  private final String suffix;
+
   RlContender(String redisUrl, String algorithm, String limit) {
+    this(redisUrl, algorithm, limit, "", "");
+  }
+
+  /**
+   * settings: URL query settings of its own (e.g. "&script_mode=module"); suffix: after its name
+   * ("rl gcra module").
+   */
+  RlContender(String redisUrl, String algorithm, String limit, String settings, String suffix) {
     this.algorithm = algorithm;
+    this.suffix = suffix;
     // RL_BENCH_STORE_OPTIONS: bench/run's --store-options, URL query settings under test.
     String options = System.getenv().getOrDefault("RL_BENCH_STORE_OPTIONS", "");
     this.store =
         Store.open(
             redisUrl + "?prefix=bench-rl-" + algorithm + "-" + System.nanoTime()
+                + settings
                 + (options.isEmpty() ? "" : "&" + options));
     this.limiter = store.limiter(Map.of("algorithm", algorithm, "limit", limit));
   }
 
   @Override
   public String name() {
-    return "rl " + algorithm;
+    return "rl " + algorithm + suffix;
   }
 
   @Override
