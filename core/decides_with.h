@@ -18,8 +18,9 @@ struct DecidesWith {
   // once a server or user without Functions was met. Static storage.
   const char* lua = nullptr;
   // script_mode=auto only: the nodes seen so far deciding with the module,
-  // and with the Lua code, each by its answer on its current connection
-  // (or its last, for one asked again on its next call). 0 otherwise.
+  // and with the Lua code, each by its latest answer (a node found without
+  // the module is asked again once its connection is made again). 0
+  // otherwise.
   uint32_t module_nodes = 0;
   uint32_t lua_nodes = 0;
 };

@@ -107,8 +107,9 @@ type DecidesWith struct {
 	// "scripts" (EVALSHA) once a server or user without Functions was met.
 	LuaMode string
 	// Under script_mode=auto (0 otherwise): the nodes seen so far deciding
-	// with rl's Redis module and with the Lua code, each by the answer on its
-	// current connection.
+	// with rl's Redis module and with the Lua code, each by its latest answer
+	// (a node found without the module is asked again once its connection
+	// is made again).
 	ModuleNodes int
 	LuaNodes    int
 }

@@ -170,9 +170,9 @@ typedef struct rl_store_info {
    * Static storage. */
   const char* lua_mode;
   /* script_mode=auto only (0 otherwise): the nodes seen so far deciding
-   * with rl's Redis module and with the Lua code, each by the answer of its
-   * current connection (a node found without the module is asked again once
-   * its connection is made again). Nothing is seen before the first call. */
+   * with rl's Redis module and with the Lua code, each by its latest answer
+   * (a node found without the module is asked again once its connection is
+   * made again). Nothing is seen before the first call. */
   uint32_t module_nodes;
   uint32_t lua_nodes;
 } rl_store_info;
