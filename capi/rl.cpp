@@ -100,6 +100,15 @@ static_assert(offsetof(rl_decision, limit_index) >= offsetof(rl_decision, source
 static_assert(offsetof(rl_decision, suppression_factor) == 48 && sizeof(rl_decision) == 56,
               "rl_decision v3 adds one double after the 48 bytes of v1 and v2");
 
+struct rl_store_info_v1 {
+  uint32_t version;
+  int32_t in_process;
+  int32_t manual_clock;
+  const char* scheme;
+};
+static_assert(offsetof(rl_store_info, script_mode) == sizeof(rl_store_info_v1),
+              "rl_store_info v2 must only add fields after the v1 ones");
+
 size_t request_size(uint32_t version) {
   return version == 1 ? sizeof(rl_request_v1) : sizeof(rl_request);
 }
@@ -378,6 +387,13 @@ rl_status rl_store_describe(const rl_store* store, rl_store_info* info, rl_error
     info->in_process = s.in_process() ? 1 : 0;
     info->manual_clock = s.clock().is_manual() ? 1 : 0;
     info->scheme = s.scheme();
+    if (info->version >= 2) {  // a version-1 struct ends at scheme
+      const rl::DecidesWith d = s.decides_with();
+      info->script_mode = d.script_mode;
+      info->lua_mode = d.lua;
+      info->module_nodes = d.module_nodes;
+      info->lua_nodes = d.lua_nodes;
+    }
     return RL_OK;
   });
 }

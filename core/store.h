@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "config/policy.h"
 #include "config/settings.h"
+#include "decides_with.h"
 #include "error.h"
 #include "executor.h"
 #include "failover/metrics_text.h"
@@ -101,10 +102,9 @@ class Store {
   virtual bool on_own_thread() const = 0;
   // "memory", "redis": the URL scheme the store was opened with.
   virtual const char* scheme() const = 0;
-  // Redis: what decides there (script_mode): "module", "functions",
-  // "scripts", or "auto (module on N of M nodes seen, else functions)"
-  // (docs/redis-module.md). Empty for memory://.
-  virtual std::string decides_with() const { return {}; }
+  // Redis: what decides there (script_mode, docs/redis-module.md); nothing
+  // (script_mode nullptr) for memory://.
+  virtual DecidesWith decides_with() const { return {}; }
   // State lives in this process: calls never wait for I/O.
   virtual bool in_process() const = 0;
 };

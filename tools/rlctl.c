@@ -3,6 +3,7 @@
  *   rlctl check URL KEY [COST] [SETTING=VALUE...]   acquire and print the decision
  *   rlctl peek  URL KEY [COST] [SETTING=VALUE...]   the decision, recording nothing
  *   rlctl reset URL KEY [SETTING=VALUE...]          forget the key's state
+ *   rlctl info  URL                                 the store, and what decides in Redis
  *   rlctl settings                                  every setting, with its meaning
  *
  * The limiter settings must match the service's limiter (algorithm, limit,
@@ -17,6 +18,7 @@
 static const char usage_text[] =
     "usage: rlctl check|peek URL KEY [COST] [SETTING=VALUE...]\n"
     "       rlctl reset URL KEY [SETTING=VALUE...]\n"
+    "       rlctl info URL\n"
     "       rlctl settings\n"
     "       rlctl --help\n";
 
@@ -25,6 +27,8 @@ static const char help_text[] =
     "  check     acquire COST (default 1) for KEY and print the decision\n"
     "  peek      the decision check would give, recording nothing\n"
     "  reset     forget KEY's state\n"
+    "  info      the store's scheme, URL (password hidden) and what decides\n"
+    "            in Redis (script_mode), after one peek on a throwaway key\n"
     "  settings  every setting, with its meaning\n"
     "\n"
     "URL is memory://, redis://[user:pass@]host:port[/db], rediss://...,\n"
@@ -62,9 +66,48 @@ static int print_settings(void) {
   return 0;
 }
 
+/* One peek on a key no service uses (it records nothing), so that the
+ * store meets its node and knows what decides there; then what it is. */
+static int print_info(const char* url) {
+  rl_error* err = NULL;
+  rl_config* cfg = rl_config_new();
+  rl_store* store = NULL;
+  rl_limiter* limiter = NULL;
+  int rc = 2;
+  if (rl_config_set(cfg, "limit", "1/1s", &err) != RL_OK) goto done;
+  if (rl_config_set(cfg, "name", "rlctl-info", &err) != RL_OK) goto done;
+  if (rl_store_open(url, NULL, &store, &err) != RL_OK) goto done;
+  if (rl_limiter_new(store, cfg, &limiter, &err) != RL_OK) goto done;
+  static const char key[] = "rlctl-info";
+  rl_request request = {
+      .version = RL_REQUEST_VERSION, .key = key, .key_len = sizeof key - 1, .cost = 1};
+  rl_decision d = {.version = RL_DECISION_VERSION};
+  if (rl_limiter_peek(limiter, &request, &d, &err) != RL_OK) goto done;
+  rl_store_info info = RL_STORE_INFO_INIT;
+  if (rl_store_describe(store, &info, &err) != RL_OK) goto done;
+  printf("scheme       %s\n", info.scheme);
+  printf("url          %s\n", rl_store_display_url(store));
+  if (info.script_mode != NULL) {
+    printf("script_mode  %s\n", info.script_mode);
+    printf("lua_mode     %s\n", info.lua_mode);
+    if (strcmp(info.script_mode, "auto") == 0) {
+      printf("module_nodes %u\n", (unsigned)info.module_nodes);
+      printf("lua_nodes    %u\n", (unsigned)info.lua_nodes);
+    }
+  }
+  rc = 0;
+done:
+  if (err != NULL) rc = fail(err);
+  rl_limiter_free(limiter);
+  rl_store_free(store);
+  rl_config_free(cfg);
+  return rc;
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "settings") == 0) return print_settings();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return help();
+  if (argc == 3 && strcmp(argv[1], "info") == 0) return print_info(argv[2]);
   if (argc < 4) return usage();
   const char* command = argv[1];
   const int is_reset = strcmp(command, "reset") == 0;

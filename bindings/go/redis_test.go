@@ -146,3 +146,50 @@ func osThreads(t testing.TB) int {
 	t.Fatal("no Threads: line in /proc/self/status")
 	return 0
 }
+
+// DecidesWith: nothing for memory://; on Redis the script_mode setting and
+// the nodes seen, which grow as calls reach them (and, when the run has a
+// server with rl's module, RL_TEST_REDIS_MODULE_URL, the module found there).
+func TestDecidesWithShowsWhatDecidesInRedis(t *testing.T) {
+	ctx := context.Background()
+	if d, err := openManual(t).DecidesWith(); err != nil || d != (DecidesWith{}) {
+		t.Fatalf("memory://: DecidesWith() = %+v, %v; want the zero value", d, err)
+	}
+	servers := []struct {
+		url  string
+		want DecidesWith
+	}{{redisURL(t), DecidesWith{"auto", "functions", 0, 1}}}
+	if url := os.Getenv("RL_TEST_REDIS_MODULE_URL"); url != "" {
+		servers = append(servers, struct {
+			url  string
+			want DecidesWith
+		}{url, DecidesWith{"auto", "functions", 1, 0}})
+	}
+	for _, server := range servers {
+		s, err := Open(ctx, withQuery(server.url, "prefix="+uniquePrefix()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := s.DecidesWith(); err != nil || d != (DecidesWith{"auto", "functions", 0, 0}) {
+			t.Fatalf("before a call: DecidesWith() = %+v, %v", d, err)
+		}
+		if _, err := newLimiter(t, s, Config{Limit: "5/h"}).Acquire(ctx, "k", 1); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := s.DecidesWith(); err != nil || d != server.want {
+			t.Fatalf("after a call: DecidesWith() = %+v, %v; want %+v", d, err, server.want)
+		}
+		s.Close()
+		if _, err := s.DecidesWith(); !errors.Is(err, ErrShutdown) {
+			t.Fatalf("after Close: %v, want ErrShutdown", err)
+		}
+	}
+	s, err := Open(ctx, withQuery(redisURL(t), "script_mode=scripts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d, err := s.DecidesWith(); err != nil || d != (DecidesWith{"scripts", "scripts", 0, 0}) {
+		t.Fatalf("script_mode=scripts: DecidesWith() = %+v, %v", d, err)
+	}
+}

@@ -99,6 +99,44 @@ func describe(c *C.rl_store) StoreInfo {
 	}
 }
 
+// DecidesWith says what decides in Redis (script_mode; docs/redis-module.md
+// in the rl repository). The zero value for memory://.
+type DecidesWith struct {
+	ScriptMode string // the script_mode setting: "auto", "module", "functions" or "scripts"
+	// LuaMode is what rl's Lua code goes as: "functions" (FCALL), or
+	// "scripts" (EVALSHA) once a server or user without Functions was met.
+	LuaMode string
+	// Under script_mode=auto (0 otherwise): the nodes seen so far deciding
+	// with rl's Redis module and with the Lua code, each by its latest answer
+	// (a node found without the module is asked again once its connection
+	// is made again).
+	ModuleNodes int
+	LuaNodes    int
+}
+
+// DecidesWith says what decides in Redis now (rl_store_describe, version
+// 2): the nodes seen change as calls reach them. ErrShutdown after Close.
+func (s *Store) DecidesWith() (DecidesWith, error) {
+	var d DecidesWith
+	err := s.with(func(store *C.rl_store) error {
+		info := C.rl_store_info{version: C.RL_STORE_INFO_VERSION}
+		var cerr *C.rl_error
+		if st := C.rl_store_describe(store, &info, &cerr); st != C.RL_OK {
+			return takeError(st, cerr)
+		}
+		if info.script_mode != nil {
+			d = DecidesWith{
+				ScriptMode:  C.GoString(info.script_mode),
+				LuaMode:     C.GoString(info.lua_mode),
+				ModuleNodes: int(info.module_nodes),
+				LuaNodes:    int(info.lua_nodes),
+			}
+		}
+		return nil
+	})
+	return d, err
+}
+
 func freeStore(c *C.rl_store) {
 	C.rl_store_free(c)
 	liveStores.Add(-1)

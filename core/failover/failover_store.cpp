@@ -51,7 +51,7 @@ MemoryStore& FailoverStore::local() {
 StatsView FailoverStore::stats_view() {
   StatsView view{&stats_};
   view.has_round_trips = true;
-  view.decides_with = inner_->decides_with();
+  view.decides_with = decides_with_text(inner_->decides_with());
   breakers_.fill(view, inner_->nodes());
   return view;
 }

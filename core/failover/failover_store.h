@@ -31,7 +31,7 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   // The local fallback decides inline, so only the inner store has threads.
   bool on_own_thread() const override { return inner_->on_own_thread(); }
   const char* scheme() const override { return inner_->scheme(); }
-  std::string decides_with() const override { return inner_->decides_with(); }
+  DecidesWith decides_with() const override { return inner_->decides_with(); }
   bool in_process() const override { return inner_->in_process(); }
 
   NodeBreakers& breakers() { return breakers_; }

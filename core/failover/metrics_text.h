@@ -25,7 +25,7 @@ struct StatsView {
   int64_t breaker_opened = 0;
   bool has_round_trips = false;          // memory:// has none
   std::vector<NodeBreakerView> nodes{};  // each node that serves keys now; none for memory://
-  std::string decides_with{};            // Store::decides_with(); empty for memory://
+  std::string decides_with{};            // decides_with_text(); empty for memory://
 };
 
 // Metric names start with "rl_"; every line ends in '\n'.

@@ -7,11 +7,6 @@
 namespace rl::redis {
 namespace {
 
-// "rl_<version>_gcra_acquire" -> "gcra_acquire": how the batch names it.
-std::string_view entry_of(const Script& script) {
-  return script.function.substr(function_library().name.size() + 1);
-}
-
 const std::string& batch_function() {
   static const std::string name = std::string(function_library().name) + "_batch";
   return name;
@@ -125,7 +120,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
       request.deadline = std::min(request.deadline, batch[i].deadline);
     }
     for (size_t i = from; i < to; ++i) {
-      argv.push_back(entry_of(*batch[i].call.script));
+      argv.push_back(call_name(batch[i].call.algorithm, batch[i].call.op));
       for (const std::string& a : batch[i].call.args) argv.push_back(a);
     }
     request.commands += format_command(argv);

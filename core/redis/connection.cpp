@@ -183,6 +183,7 @@ class NodeConnection final : public Connection {
   }
 
   const std::string& name() const override { return name_; }
+  uint64_t connections() const override { return connections_.load(std::memory_order_relaxed); }
 
  private:
   enum class State { connecting, handshaking, ready, backoff, closed };
@@ -854,6 +855,7 @@ class NodeConnection final : public Connection {
 
   void connected() {
     state_ = State::ready;
+    connections_.fetch_add(1, std::memory_order_relaxed);
     attempts_ = 0;
     connect_timer_.cancel();
     report_first(Failure{});
@@ -936,6 +938,7 @@ class NodeConnection final : public Connection {
   std::mutex first_mutex_;  // the first attempt's result, for open
   std::condition_variable first_done_;
   std::optional<Failure> first_;
+  std::atomic<uint64_t> connections_{0};  // handshakes done (connections())
 
   // I/O thread only from here on.
   Stream stream_;

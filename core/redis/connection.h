@@ -151,6 +151,10 @@ class Connection {
   // "redis 127.0.0.1:6379" (with Sentinel: "redis master 'name' via
   // sentinel"): the start of every failure message.
   virtual const std::string& name() const = 0;
+  // Any thread: how many connections to the node were made so far (each
+  // handshake done). A new one after a lost connection or a failover counts:
+  // what was learned about the server on the last one may have changed.
+  virtual uint64_t connections() const = 0;
 };
 
 }  // namespace rl::redis

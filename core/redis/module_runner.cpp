@@ -9,23 +9,19 @@
 namespace rl::redis {
 namespace {
 
-// "rl_<version>_gcra_acquire" -> "gcra_acquire" -> "gcra", "acquire".
-std::string_view call_name(const ScriptCall& call) {
-  return call.script->function.substr(function_library().name.size() + 1);
-}
-
-std::string_view command_of(std::string_view name) {
-  const std::string_view op = name.substr(name.rfind('_') + 1);
-  if (op == "acquire") return "RL.ACQUIRE";
-  if (op == "peek") return "RL.PEEK";
-  if (op == "refund") return "RL.REFUND";
+std::string_view command_of(Op op) {
+  switch (op) {
+    case Op::acquire: return "RL.ACQUIRE";
+    case Op::peek: return "RL.PEEK";
+    case Op::refund: return "RL.REFUND";
+    case Op::reset: return "RL.RESET";
+  }
   return "RL.RESET";
 }
 
 std::string format_module_call(const ScriptCall& call) {
-  const std::string_view name = call_name(call);
-  std::vector<std::string_view> argv = {command_of(name), call.keys.at(0),
-                                        name.substr(0, name.rfind('_'))};
+  std::vector<std::string_view> argv = {command_of(call.op), call.keys.at(0),
+                                        algorithm_name(call.algorithm)};
   for (const std::string& a : call.args) argv.push_back(a);
   return format_command(argv);
 }
@@ -44,9 +40,14 @@ bool ModuleRunner::module_refused(const Reply& r) {
   return r.is_error() && starts_with_any(r.text, {"ERR unknown command", "NOPERM"});
 }
 
+bool ModuleRunner::lacks_module(const Connection& node, const Learned& learned) {
+  return !learned.has_module && learned.connection == node.connections();
+}
+
 bool ModuleRunner::known(const Connection& node) const {
   std::lock_guard lock(mutex_);
-  return has_module_.count(&node) != 0;
+  const auto it = learned_.find(&node);
+  return it != learned_.end() && (it->second.has_module || lacks_module(node, it->second));
 }
 
 void ModuleRunner::wait_after(const std::shared_ptr<ModuleRun>& run, std::vector<Reply>&& out) {
@@ -71,40 +72,46 @@ bool ModuleRunner::uses_module(const Connection& node) const {
   if (use_ == ModuleUse::off) return false;
   if (use_ == ModuleUse::required) return true;
   std::lock_guard lock(mutex_);
-  const auto it = has_module_.find(&node);
-  return it == has_module_.end() || it->second;  // unknown: try it
+  const auto it = learned_.find(&node);
+  return it == learned_.end() || !lacks_module(node, it->second);  // unknown: try it
 }
 
 bool ModuleRunner::has_module(const Connection& node) const {
   if (use_ != ModuleUse::automatic) return use_ == ModuleUse::required;
   std::lock_guard lock(mutex_);
-  const auto it = has_module_.find(&node);
-  return it != has_module_.end() && it->second;
+  const auto it = learned_.find(&node);
+  return it != learned_.end() && it->second.has_module;
 }
 
 bool ModuleRunner::coalesces(const Connection& node) const {
   return uses_module(node) || scripts_.mode() == ScriptMode::functions;
 }
 
+// On the thread that read the reply, before the node's connection can be
+// made again: the reply came on the connection counted now.
 void ModuleRunner::learned(const Connection& node, bool has_module) {
   std::lock_guard lock(mutex_);
-  has_module_[&node] = has_module;
+  learned_[&node] = Learned{has_module, node.connections()};
 }
 
-std::string ModuleRunner::mode_name() const {
-  const char* lua = scripts_.mode() == ScriptMode::functions ? "functions" : "scripts";
-  if (use_ == ModuleUse::off) return lua;
-  if (use_ == ModuleUse::required) return "module";
+DecidesWith ModuleRunner::decides_with() const {
+  DecidesWith d;
+  d.lua = scripts_.mode() == ScriptMode::functions ? "functions" : "scripts";
+  switch (use_) {
+    case ModuleUse::automatic: d.script_mode = "auto"; break;
+    case ModuleUse::required: d.script_mode = "module"; break;
+    case ModuleUse::off:
+      d.script_mode = scripts_.configured() == ScriptMode::functions ? "functions" : "scripts";
+      return d;
+  }
   std::lock_guard lock(mutex_);
-  size_t with = 0;
-  for (const auto& [node, has] : has_module_) with += has ? 1 : 0;
-  return "auto (module on " + std::to_string(with) + " of " + std::to_string(has_module_.size()) +
-         " nodes seen, else " + lua + ")";
+  for (const auto& [node, seen] : learned_) ++(seen.has_module ? d.module_nodes : d.lua_nodes);
+  return d;
 }
 
 void ModuleRunner::append_batch(std::vector<std::string_view>& argv, const ScriptCall& call) {
   argv.push_back(call.keys.at(0));
-  argv.push_back(call_name(call));
+  argv.push_back(call_name(call.algorithm, call.op));
   for (const std::string& a : call.args) argv.push_back(a);
 }
 
@@ -125,9 +132,10 @@ void ModuleRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline
   const bool writes = std::any_of(run->calls.begin(), run->calls.end(),
                                   [](const ScriptCall& c) { return c.writes; });
   const ReplicaWait& wait = scripts_.replica_wait();
-  // A first call to a node may find no module: its WAIT would wait for
-  // nothing before the call goes again as Lua (with its own). So the probe
-  // leaves alone, and a WAIT follows only once it ran.
+  // A first call to a node (or the first since its connection was made
+  // again, after one found no module) may find no module: its WAIT would
+  // wait for nothing before the call goes again as Lua (with its own). So
+  // the probe leaves alone, and a WAIT follows only once it ran.
   const bool probing = use_ == ModuleUse::automatic && !known(node);
   const bool waits = wait.on() && writes;
   const int64_t wait_ms = waits && !probing ? append_wait(request, wait) : 0;
@@ -159,7 +167,7 @@ void ModuleRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline
                       " has no rl module (librl_redis.so) this user may run: " +
                       replies[i * step + step - 1].text;
       }
-      if (use_ == ModuleUse::automatic && ran) learned(*run->node, true);
+      if (probing && ran) learned(*run->node, true);
       if (waits && probing && ran) return wait_after(run, std::move(out));
       return run->done(Failure{}, std::move(out));
     }

@@ -6,8 +6,11 @@
 // Detection needs no extra command: under script_mode=auto the first call to
 // a node goes as RL.*; "unknown command" (no module) or NOPERM (a user not
 // allowed it) means it did not run, so that call goes again as Lua and the
-// node is remembered as one without the module, until the store reopens.
-// Under script_mode=module such a reply is the call's error.
+// node is remembered as one without the module for as long as its
+// connection lasts: the first call after the node's connection is made again
+// (a lost connection, a failover) asks again, so a MODULE LOAD on a running
+// server is picked up then. Under script_mode=module such a reply is the
+// call's error.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "decides_with.h"
 #include "module_use.h"
 #include "script_call.h"
 
@@ -44,9 +48,9 @@ class ModuleRunner {
   // The command of `calls` coalesced on one node: RL.BATCH.
   static void append_batch(std::vector<std::string_view>& argv, const ScriptCall& call);
 
-  // "module", "functions" or "scripts": what calls to `node` go as now; and
-  // for the store as a whole (auto: "auto (module on N of M nodes)").
-  std::string mode_name() const;
+  // The script_mode setting, what the Lua code goes as, and (auto) how
+  // many nodes were seen with the module and without.
+  DecidesWith decides_with() const;
   ModuleUse use() const { return use_; }
   const ReplicaWait& replica_wait() const { return scripts_.replica_wait(); }
 
@@ -54,6 +58,15 @@ class ModuleRunner {
   static bool module_refused(const Reply& r);
 
  private:
+  // What a call to a node found, on which of its connections
+  // (Connection::connections()).
+  struct Learned {
+    bool has_module = false;
+    uint64_t connection = 0;
+  };
+  // Whether calls to `node` go as Lua for now: a call on its current
+  // connection found no module (auto).
+  static bool lacks_module(const Connection& node, const Learned& learned);
   bool known(const Connection& node) const;
   void learned(const Connection& node, bool has_module);
   // min_replicas after a first call that found the module: its own WAIT.
@@ -62,7 +75,7 @@ class ModuleRunner {
   const ModuleUse use_;
   ScriptRunner& scripts_;
   mutable std::mutex mutex_;
-  std::unordered_map<const Connection*, bool> has_module_;  // learned per node
+  std::unordered_map<const Connection*, Learned> learned_;  // per node (auto)
 };
 
 }  // namespace rl::redis

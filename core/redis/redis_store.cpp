@@ -301,7 +301,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   }
   bool on_own_thread() const override { return on_io_thread() || timers_.on_own_thread(); }
   const char* scheme() const override { return "redis"; }
-  std::string decides_with() const override { return modules_.mode_name(); }
+  DecidesWith decides_with() const override { return modules_.decides_with(); }
   bool in_process() const override { return false; }
 
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
@@ -365,7 +365,7 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
 }
 
 ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
-  ScriptCall c{&script_for(algorithm_, op), {keys_.key_for(key)}, {}, op != Op::peek};
+  ScriptCall c{algorithm_, op, {keys_.key_for(key)}, {}, op != Op::peek};
   Clock& clock = store_->clock();
   c.args.reserve(3);
   c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());

@@ -22,15 +22,15 @@ std::string format_call(const ScriptCall& call, Way way) {
     case Way::fcall:
     case Way::load_then_fcall:
       argv.push_back("FCALL");
-      argv.push_back(call.script->function);
+      argv.push_back(function_name(call.algorithm, call.op));
       break;
     case Way::evalsha:
       argv.push_back("EVALSHA");
-      argv.push_back(call.script->sha1);
+      argv.push_back(script_for(call.algorithm, call.op).sha1);
       break;
     case Way::eval:
       argv.push_back("EVAL");
-      argv.push_back(call.script->body);
+      argv.push_back(script_for(call.algorithm, call.op).body);
       break;
   }
   argv.push_back(key_count);

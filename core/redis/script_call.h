@@ -20,8 +20,11 @@
 
 namespace rl::redis {
 
+// One decision: its algorithm and operation name the Lua function (or
+// script) and the module command it goes as.
 struct ScriptCall {
-  const Script* script;
+  Algorithm algorithm;
+  Op op;
   std::vector<std::string> keys;
   std::vector<std::string> args;
   bool writes = true;  // false: a peek, which no WAIT of min_replicas follows
@@ -38,7 +41,7 @@ bool function_not_run(const Reply& r);
 class ScriptRunner {
  public:
   ScriptRunner(ScriptMode mode, ReplicaWait replica_wait)
-      : mode_(mode), replica_wait_(replica_wait) {}
+      : configured_(mode), mode_(mode), replica_wait_(replica_wait) {}
 
   // All calls leave in one write; `done` gets one reply per call, in order.
   // With min_replicas a WAIT follows the calls when one of them writes; if
@@ -49,9 +52,12 @@ class ScriptRunner {
 
   // What the next call is sent as.
   ScriptMode mode() const { return mode_.load(std::memory_order_relaxed); }
+  // What the store was opened with (script_mode).
+  ScriptMode configured() const { return configured_; }
   const ReplicaWait& replica_wait() const { return replica_wait_; }
 
  private:
+  const ScriptMode configured_;
   std::atomic<ScriptMode> mode_;
   const ReplicaWait replica_wait_;
 };

@@ -13,7 +13,6 @@ namespace rl::redis {
 struct Script {
   std::string_view sha1;  // 40 hex digits, as Redis's SCRIPT LOAD answers
   std::string_view body;
-  std::string_view function;  // its name in the library: rl_<version>_<algorithm>_<op>
 };
 
 const Script& script_for(Algorithm algorithm, Op op);
@@ -24,5 +23,12 @@ struct Library {
 };
 
 const Library& function_library();
+
+// "acquire", "peek", "refund", "reset".
+std::string_view op_name(Op op);
+// "gcra_acquire": how the library's batch function and RL.BATCH name a call.
+std::string_view call_name(Algorithm algorithm, Op op);
+// "rl_<version>_gcra_acquire": the call's function in the library (FCALL).
+std::string_view function_name(Algorithm algorithm, Op op);
 
 }  // namespace rl::redis

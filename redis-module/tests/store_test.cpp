@@ -1,8 +1,9 @@
 // A store on a server with rl's Redis module (script_mode, docs/redis-module.md):
-// auto finds the module and decides with RL.* commands, coalesced calls leave
-// as RL.BATCH and decide as the memory store does one by one, min_replicas
-// holds, and script_mode=module on a server without the module fails naming
-// the node.
+// auto finds the module and decides with RL.* commands, also over TLS,
+// coalesced calls leave as RL.BATCH and decide as the memory store does one
+// by one, min_replicas holds, script_mode=module on a server without the
+// module fails naming the node, and a node found without it is asked again
+// once its connection is made again (a MODULE LOAD on a running server).
 #include <random>
 
 #include "completions.h"
@@ -18,10 +19,10 @@ std::string module_url(const std::string& extra) {
          (extra.empty() ? "" : "&" + extra);
 }
 
-// "cmdstat_rl.batch:calls=12,..." on the module's server -> 12.
-int64_t calls_of(const std::string& command) {
-  const std::string stats =
-      shell("redis-cli -u " + env_or_fail("RL_TEST_REDIS_MODULE_URL") + " info commandstats");
+// "cmdstat_rl.batch:calls=12,..." on the module's server (or `server`) -> 12.
+int64_t calls_of(const std::string& command,
+                 const std::string& server = env_or_fail("RL_TEST_REDIS_MODULE_URL")) {
+  const std::string stats = shell("redis-cli -u " + server + " info commandstats");
   const std::string tag = "cmdstat_" + command + ":calls=";
   const size_t at = stats.find(tag);
   return at == std::string::npos ? 0 : std::stoll(stats.substr(at + tag.size()));
@@ -48,13 +49,52 @@ TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
   EXPECT_EQ(allowed, 5);
   EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
   EXPECT_EQ(calls_of("fcall") - fcalls, 0);
-  // The choice shows in the store's metrics (rl_store_format_metrics).
-  EXPECT_EQ(store->decides_with(), "auto (module on 1 of 1 nodes seen, else functions)");
+  // The choice shows in the store's metrics (rl_store_format_metrics) and
+  // in rl_store_describe (rl_store_info version 2).
+  const DecidesWith with = store->decides_with();
+  EXPECT_STREQ(with.script_mode, "auto");
+  EXPECT_STREQ(with.lua, "functions");
+  EXPECT_EQ(with.module_nodes, 1u);
+  EXPECT_EQ(with.lua_nodes, 0u);
+  EXPECT_EQ(decides_with_text(with), "auto (module on 1 of 1 nodes seen, else functions)");
   auto plain = open_redis("");
+  EXPECT_EQ(decides_with_text(plain->decides_with()),
+            "auto (module on 0 of 0 nodes seen, else functions)");  // nothing asked yet
   Limiter lua(plain, limiter_settings("gcra", "5/h"));
   ASSERT_EQ(lua.run(Op::acquire, "k", 1).code, Code::ok);
-  EXPECT_EQ(plain->decides_with(), "auto (module on 0 of 1 nodes seen, else functions)");
-  EXPECT_EQ(open_redis("script_mode=scripts")->decides_with(), "scripts");
+  EXPECT_EQ(decides_with_text(plain->decides_with()),
+            "auto (module on 0 of 1 nodes seen, else functions)");
+  EXPECT_EQ(plain->decides_with().lua_nodes, 1u);
+  const DecidesWith scripts = open_redis("script_mode=scripts")->decides_with();
+  EXPECT_STREQ(scripts.script_mode, "scripts");
+  EXPECT_STREQ(scripts.lua, "scripts");
+  EXPECT_EQ(decides_with_text(scripts), "scripts");
+  const DecidesWith module = open_store(module_url("script_mode=module"), {})->decides_with();
+  EXPECT_STREQ(module.script_mode, "module");
+  EXPECT_EQ(module.module_nodes + module.lua_nodes, 0u);  // counted under auto only
+  EXPECT_EQ(decides_with_text(module), "module");
+}
+
+// rediss:// to a server with the module: the same RL.* commands, over TLS.
+TEST(ModuleStore, OverTlsDecidesWithTheModule) {
+  for (const char* mode : {"auto", "module"}) {
+    SCOPED_TRACE(mode);
+    auto store = open_store(env_or_fail("RL_TEST_REDISS_MODULE_URL") +
+                                "&prefix=" + unique_prefix() + "&script_mode=" + mode,
+                            {});
+    Limiter limiter(store, limiter_settings("gcra", "5/h"));
+    const int64_t acquires = calls_of("rl.acquire"), fcalls = calls_of("fcall");
+    int allowed = 0;
+    for (int i = 0; i < 8; ++i) {
+      const Outcome o = limiter.run(Op::acquire, "k", 1);
+      ASSERT_EQ(o.code, Code::ok) << o.message;
+      allowed += o.verdict.allowed;
+    }
+    EXPECT_EQ(allowed, 5);
+    EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
+    EXPECT_EQ(calls_of("fcall") - fcalls, 0);
+    EXPECT_EQ(store->decides_with().lua_nodes, 0u);
+  }
 }
 
 // Bursts of async calls (all but the first wait and leave as one RL.BATCH)
@@ -121,6 +161,58 @@ TEST(ModuleStore, ModuleModeOnAServerWithoutItFailsNamingTheNode) {
   EXPECT_EQ(o.code, Code::backend_error) << o.message;
   EXPECT_NE(o.message.find("script_mode=module"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("has no rl module"), std::string::npos) << o.message;
+}
+
+// A node found without the module is asked again once its connection is
+// made again: a MODULE LOAD on a running server is picked up without
+// reopening the store, and no call is counted twice on the way.
+TEST(ModuleStore, ANodeFoundWithoutTheModuleIsAskedAgainWhenItsConnectionIsMadeAgain) {
+  const std::string server = env_or_fail("RL_TEST_REDIS_MODULE_LATER_URL");
+  const std::string cli = "redis-cli -u " + server + " ";
+  struct Unload {  // the server as it was, whatever happens
+    std::string cli;
+    ~Unload() { shell(cli + "module unload rl"); }
+  } unload{cli};
+  ASSERT_EQ(shell(cli + "module list"), "\n") << "the server must start without the module";
+  auto store = open_store(server + "?prefix=" + unique_prefix(), {});  // script_mode=auto
+  Limiter limiter(store, limiter_settings("fixed_window", "10/h"));
+  auto acquire = [&] {
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    ASSERT_EQ(o.code, Code::ok) << o.message;
+    ASSERT_TRUE(o.verdict.allowed);
+  };
+  for (int i = 0; i < 3; ++i) acquire();
+  EXPECT_EQ(store->decides_with().lua_nodes, 1u);
+
+  // Loaded while the store is open: its connection still goes as Lua.
+  ASSERT_EQ(shell(cli + "module load " + env_or_fail("RL_TEST_REDIS_MODULE")), "OK\n");
+  for (int i = 0; i < 2; ++i) acquire();
+  EXPECT_EQ(calls_of("rl.acquire", server), 0);
+  EXPECT_EQ(store->decides_with().lua_nodes, 1u);
+
+  // The connection is lost and made again: the node is asked again. Calls
+  // fail until the store has connected again (the server closed the
+  // connection, so none of them ran); peeks record nothing anyway.
+  ASSERT_EQ(shell(cli + "client kill type normal"), "1\n");
+  Outcome o;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  do {
+    o = limiter.run(Op::peek, "k", 1);
+  } while (o.code != Code::ok && std::chrono::steady_clock::now() < until);
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_EQ(o.verdict.remaining, 4);  // 10 - 5 acquired - the 1 this peek would take
+  EXPECT_EQ(calls_of("rl.peek", server), 1);
+  const int64_t fcalls = calls_of("fcall", server);
+  for (int i = 0; i < 3; ++i) acquire();
+  EXPECT_EQ(calls_of("rl.acquire", server), 3);
+  EXPECT_EQ(calls_of("fcall", server), fcalls);
+  const DecidesWith with = store->decides_with();
+  EXPECT_EQ(with.module_nodes, 1u);
+  EXPECT_EQ(with.lua_nodes, 0u);
+  // 3 + 2 + 3 acquired, each counted once.
+  o = limiter.run(Op::peek, "k", 1);
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  EXPECT_EQ(o.verdict.remaining, 1);
 }
 
 }  // namespace

@@ -41,10 +41,15 @@ TEST(StoreDescribe, SaysWhatTheStoreIs) {
   auto manual = open_store("memory://?clock=manual");
   rl_store_info info = RL_STORE_INFO_INIT;
   ASSERT_EQ(rl_store_describe(manual.get(), &info, nullptr), RL_OK);
-  EXPECT_EQ(info.version, 1u);
+  EXPECT_EQ(info.version, 2u);
   EXPECT_EQ(info.in_process, 1);
   EXPECT_EQ(info.manual_clock, 1);
   EXPECT_STREQ(info.scheme, "memory");
+  // Version 2: nothing decides in Redis for memory://.
+  EXPECT_EQ(info.script_mode, nullptr);
+  EXPECT_EQ(info.lua_mode, nullptr);
+  EXPECT_EQ(info.module_nodes, 0u);
+  EXPECT_EQ(info.lua_nodes, 0u);
 
   auto monotonic = open_store("memory://");
   info = RL_STORE_INFO_INIT;
@@ -206,6 +211,26 @@ bool tail_untouched(const DecisionV1& d) {
     if (bytes[i] != 0xab) return false;
   }
   return true;
+}
+
+struct StoreInfoV1 {
+  uint32_t version;
+  int32_t in_process;
+  int32_t manual_clock;
+  const char* scheme;
+};
+static_assert(sizeof(StoreInfoV1) < sizeof(rl_store_info), "v2 store infos are larger");
+
+TEST(Version1, StoreInfoIsFilledUpToItsScheme) {
+  auto store = rl_test::open_manual_store();
+  // On the heap, exactly as large as version 1: ASan reports a write past it.
+  auto info = std::make_unique<StoreInfoV1>(StoreInfoV1{1, -1, -1, nullptr});
+  ASSERT_EQ(rl_store_describe(store.get(), reinterpret_cast<rl_store_info*>(info.get()), nullptr),
+            RL_OK);
+  EXPECT_EQ(info->version, 1u);
+  EXPECT_EQ(info->in_process, 1);
+  EXPECT_EQ(info->manual_clock, 1);
+  EXPECT_STREQ(info->scheme, "memory");
 }
 
 TEST(Version1, RequestsAndDecisionsStillWork) {

@@ -160,6 +160,18 @@ export interface ManualClock {
   advance(us: number | bigint): void;
 }
 
+/** What decides in Redis (script_mode; docs/redis-module.md). */
+export interface DecidesWith {
+  /** The script_mode setting. */
+  readonly scriptMode: 'auto' | 'module' | 'functions' | 'scripts';
+  /** What rl's Lua code goes as: 'functions' (FCALL), or 'scripts' once a server or user without Functions was met. */
+  readonly luaMode: 'functions' | 'scripts';
+  /** scriptMode 'auto' only (0 otherwise): nodes seen deciding with rl's Redis module. */
+  readonly moduleNodes: number;
+  /** scriptMode 'auto' only (0 otherwise): nodes seen deciding with the Lua code. */
+  readonly luaNodes: number;
+}
+
 export declare class Store {
   private constructor();
   /**
@@ -175,6 +187,8 @@ export declare class Store {
   /** The manual clock, for tests: stores opened with clock=manual only (else RlError RL_E_INVALID_ARG). */
   readonly clock: ManualClock;
   limiter(options: LimiterOptions): Limiter;
+  /** What decides in Redis now (rl_store_describe); null for memory://. Works after close. */
+  decidesWith(): DecidesWith | null;
   /** What the store has done since it opened; works after close. */
   stats(): StoreStats;
   /** The same statistics in the Prometheus text exposition format (version 0.0.4), as librl renders them. */

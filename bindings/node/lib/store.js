@@ -85,6 +85,16 @@ class Store {
     return statsOf(native.stats(this.#handle));
   }
 
+  /**
+   * What decides in Redis now (rl_store_describe; works after close):
+   * { scriptMode: 'auto' | 'module' | 'functions' | 'scripts', luaMode:
+   * 'functions' | 'scripts', moduleNodes, luaNodes }, the nodes counted
+   * under scriptMode 'auto' only, as calls reach them; null for memory://.
+   */
+  decidesWith() {
+    return native.describe(this.#handle).decidesWith;
+  }
+
   /** The same statistics in the Prometheus text format, as librl renders them. */
   metrics() {
     return native.metrics(this.#handle);

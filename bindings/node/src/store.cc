@@ -253,6 +253,17 @@ Napi::Value Store::Describe(const Napi::CallbackInfo& info) {
   out.Set("inProcess", Napi::Boolean::New(env, described.in_process != 0));
   out.Set("manualClock", Napi::Boolean::New(env, described.manual_clock != 0));
   out.Set("scheme", Napi::String::New(env, described.scheme));
+  // What decides in Redis (rl_store_info version 2); null for memory://.
+  if (described.script_mode != nullptr) {
+    Napi::Object with = Napi::Object::New(env);
+    with.Set("scriptMode", Napi::String::New(env, described.script_mode));
+    with.Set("luaMode", Napi::String::New(env, described.lua_mode));
+    with.Set("moduleNodes", Napi::Number::New(env, described.module_nodes));
+    with.Set("luaNodes", Napi::Number::New(env, described.lua_nodes));
+    out.Set("decidesWith", with);
+  } else {
+    out.Set("decidesWith", env.Null());
+  }
   // The core's display form: the one form of the URL this binding shows.
   out.Set("displayUrl", Napi::String::New(env, rl_store_display_url(store->handle_)));
   return out;

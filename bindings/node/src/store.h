@@ -30,7 +30,8 @@ class Store {
   // clockSet(store, us) / clockAdvance(store, us): the manual clock.
   static Napi::Value ClockSet(const Napi::CallbackInfo& info);
   static Napi::Value ClockAdvance(const Napi::CallbackInfo& info);
-  // describe(store) -> { inProcess, manualClock, scheme } (rl_store_describe)
+  // describe(store) -> { inProcess, manualClock, scheme, displayUrl,
+  // decidesWith } (rl_store_describe, rl_store_display_url)
   static Napi::Value Describe(const Napi::CallbackInfo& info);
   // stats(store) -> rl_store_get_stats as a plain object (see lib/store.js)
   static Napi::Value Stats(const Napi::CallbackInfo& info);

@@ -103,6 +103,25 @@ for (const config of storeConfigs) {
     store.close();
   });
 
+  test(`decidesWith says what decides in Redis on ${config.label}`, async () => {
+    const store = await openManual();
+    if (config.url.startsWith('memory')) {
+      assert.equal(store.decidesWith(), null);
+      store.close();
+      return;
+    }
+    // Under script_mode=auto the nodes are counted as calls reach them.
+    assert.deepStrictEqual({ ...store.decidesWith() }, { scriptMode: 'auto', luaMode: 'functions', moduleNodes: 0, luaNodes: 0 });
+    await store.limiter({ limit: '5/h', name: uniqueName('decides') }).acquire('k');
+    const with_ = store.decidesWith();
+    assert.equal(with_.moduleNodes + with_.luaNodes, 1);
+    store.close();
+    assert.equal(store.decidesWith().scriptMode, 'auto', 'works after close');
+    const scripts = await rl.open(withQuery(config.url, 'script_mode=scripts'));
+    assert.deepStrictEqual({ ...scripts.decidesWith() }, { scriptMode: 'scripts', luaMode: 'scripts', moduleNodes: 0, luaNodes: 0 });
+    scripts.close();
+  });
+
   test(`a call's timeoutMs reaches librl as its deadline on ${config.label}`, async () => {
     const store = await openManual();
     const limiter = store.limiter({ limit: '10/s', name: uniqueName('deadline') });

@@ -76,8 +76,20 @@ def test_limits_name_and_settings(store):
 
 def test_store_description(store):
     assert (store.scheme, store.in_process, store.manual_clock) == ("memory", True, True)
+    assert store.decides_with() is None
     with rl.open("memory://") as other:
         assert not other.manual_clock
+
+
+def test_decides_with_on_redis(redis_url, prefix):
+    with rl.open(f"{redis_url}?prefix={prefix}") as store:
+        assert store.decides_with() == rl.DecidesWith("auto", "functions", 0, 0)
+        store.limiter(limit="5/h").acquire("k")
+        with_ = store.decides_with()
+        assert (with_.script_mode, with_.module_nodes + with_.lua_nodes) == ("auto", 1)
+    assert store.decides_with().script_mode == "auto", "works after close"
+    with rl.open(f"{redis_url}?prefix={prefix}&script_mode=scripts") as store:
+        assert store.decides_with() == rl.DecidesWith("scripts", "scripts", 0, 0)
 
 
 def test_every_status_has_its_class():

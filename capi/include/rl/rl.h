@@ -3,8 +3,8 @@
  *
  * This is the only public header. Everything it declares is stable within a
  * major version (the SONAME is librl.so.<major>): functions are only added,
- * status values are pinned forever, and the versioned structs rl_request and
- * rl_decision only ever grow at their end.
+ * status values are pinned forever, and the versioned structs (rl_request,
+ * rl_decision, rl_store_info, ...) only ever grow at their end.
  *
  * Conventions, true of every function unless its comment says otherwise:
  * - A fallible call returns rl_status (RL_OK is 0) and takes an optional
@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 4
+#define RL_VERSION_MINOR 5
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.4.0"
+#define RL_VERSION_STRING "1.5.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -91,7 +91,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.4.0" of the library loaded at run time. Static storage. */
+/* "1.5.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -146,9 +146,10 @@ RL_API void rl_store_close(rl_store* store);
  * NULL is a no-op. */
 RL_API void rl_store_free(rl_store* store);
 
-#define RL_STORE_INFO_VERSION 1
+#define RL_STORE_INFO_VERSION 2
 /* What a store is, for bindings that adapt to it. Initialise with
- * RL_STORE_INFO_INIT; rl fills the rest. */
+ * RL_STORE_INFO_INIT; rl fills the rest. Sizes: version 1 is 24 bytes
+ * (on LP64), version 2 is 48. */
 typedef struct rl_store_info {
   uint32_t version;
   /* 1 when state lives in this process (memory://): calls never wait for
@@ -159,9 +160,24 @@ typedef struct rl_store_info {
   int32_t manual_clock;
   /* The URL scheme: "memory" or "redis". Static storage. */
   const char* scheme;
+  /* Version 2 (1.5): what decides in Redis (docs/redis-module.md). NULL,
+   * NULL, 0, 0 for memory://.
+   * The script_mode setting: "auto", "module", "functions" or "scripts".
+   * Static storage. */
+  const char* script_mode;
+  /* What rl's Lua code goes as where it runs: "functions" (FCALL), or
+   * "scripts" (EVALSHA) once a server or user without Functions was met.
+   * Static storage. */
+  const char* lua_mode;
+  /* script_mode=auto only (0 otherwise): the nodes seen so far deciding
+   * with rl's Redis module and with the Lua code, each by its latest answer
+   * (a node found without the module is asked again once its connection is
+   * made again). Nothing is seen before the first call. */
+  uint32_t module_nodes;
+  uint32_t lua_nodes;
 } rl_store_info;
 #define RL_STORE_INFO_INIT \
-  { RL_STORE_INFO_VERSION, 0, 0, NULL }
+  { RL_STORE_INFO_VERSION, 0, 0, NULL, NULL, NULL, 0, 0 }
 
 /* Describes store into *info (its version set by the caller). Works after
  * the store was closed. */

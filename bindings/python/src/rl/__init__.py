@@ -28,7 +28,7 @@ from .errors import (
 )
 from .limiter import Limiter
 from .stats import RoundTrips, StoreStats, Verdicts
-from .store import Store, aopen, open, settings
+from .store import DecidesWith, Store, aopen, open, settings
 
 #: Longest key in bytes.
 MAX_KEY_LENGTH: int = native.RL_MAX_KEY_LEN
@@ -43,6 +43,7 @@ __all__ = [
     "aopen",
     "settings",
     "Store",
+    "DecidesWith",
     "Limiter",
     "Decision",
     "Limit",

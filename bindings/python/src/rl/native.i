@@ -663,7 +663,8 @@ void store_free(rl_store* store) {
   Py_END_ALLOW_THREADS
 }
 
-/* (in_process, manual_clock, scheme) */
+/* (in_process, manual_clock, scheme, decides_with): decides_with is None
+ * for memory://, else (script_mode, lua_mode, module_nodes, lua_nodes). */
 PyObject* store_describe(const rl_store* store) {
   rl_store_info info = RL_STORE_INFO_INIT;
   rl_error* err = NULL;
@@ -672,8 +673,17 @@ PyObject* store_describe(const rl_store* store) {
     rl_error_free(err);
     return NULL;
   }
-  return Py_BuildValue("(NNs)", PyBool_FromLong(info.in_process), PyBool_FromLong(info.manual_clock),
-                       info.scheme ? info.scheme : "");
+  PyObject* with;
+  if (info.script_mode) {
+    with = Py_BuildValue("(ssII)", info.script_mode, info.lua_mode ? info.lua_mode : "",
+                         (unsigned int)info.module_nodes, (unsigned int)info.lua_nodes);
+    if (!with) return NULL;
+  } else {
+    Py_INCREF(Py_None);
+    with = Py_None;
+  }
+  return Py_BuildValue("(NNsN)", PyBool_FromLong(info.in_process), PyBool_FromLong(info.manual_clock),
+                       info.scheme ? info.scheme : "", with);
 }
 
 /* (breaker_state, breaker_opened, allowed[4], denied[4], failures[16],

@@ -5,13 +5,22 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from . import native
 from ._text import c_text, setting_text
 from .limiter import Limiter, make_config
 from .stats import StoreStats
 from .stats import from_native as _stats
+
+
+class DecidesWith(NamedTuple):
+    """What decides in Redis for a store (script_mode; docs/redis-module.md)."""
+
+    script_mode: str  # the setting: "auto", "module", "functions" or "scripts"
+    lua_mode: str  # what the Lua code goes as: "functions", or "scripts" without Functions
+    module_nodes: int  # script_mode=auto only: nodes seen deciding with rl's Redis module
+    lua_nodes: int  # script_mode=auto only: nodes seen deciding with the Lua code
 
 
 class Store:
@@ -27,7 +36,7 @@ class Store:
         #: (rl_store_display_url): the password and every secret setting
         #: (sentinel_password) replaced by ``***``.
         self.url: str = native.rl_store_display_url(handle)
-        in_process, manual_clock, scheme = native.store_describe(handle)
+        in_process, manual_clock, scheme, _ = native.store_describe(handle)
         #: True for a store whose state lives in this process (memory://).
         self.in_process: bool = in_process
         #: True when opened with clock=manual (time moves only by clock_set/clock_advance).
@@ -102,6 +111,14 @@ class Store:
     def is_healthy(self) -> bool:
         """True while the circuit breaker is closed (always for memory://)."""
         return self.stats().healthy
+
+    def decides_with(self) -> Optional[DecidesWith]:
+        """What decides in Redis now (rl_store_describe; works after close()):
+        the script_mode setting, what the Lua code goes as, and under
+        script_mode=auto the nodes seen deciding with rl's Redis module and
+        with the Lua code, which grow as calls reach them. None for memory://."""
+        with_ = native.store_describe(self._handle)[3]
+        return None if with_ is None else DecidesWith(*with_)
 
     def metrics(self) -> str:
         """The statistics in the Prometheus text format (version 0.0.4)."""
