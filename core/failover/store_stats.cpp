@@ -47,11 +47,60 @@ int64_t LatencyHistogram::quantile(double q) const {
   return max();
 }
 
+namespace {
+
+// A thread's stripe number, given back when the thread ends: the threads
+// alive at once take the lowest free numbers, so up to kStripes of them
+// never share a stripe however many came and went before (numbers handed
+// out in turn had a short-lived thread land on a long-lived one's stripe
+// after every kStripes threads: two threads bumping one counter).
+class StripeNumber {
+ public:
+  StripeNumber() {
+    uint64_t free = ~taken_.load(std::memory_order_relaxed);
+    while (free != 0) {
+      const int bit = std::countr_zero(free);
+      const uint64_t mask = uint64_t{1} << bit;
+      if ((taken_.fetch_or(mask, std::memory_order_relaxed) & mask) == 0) {
+        value = static_cast<size_t>(bit);
+        mask_ = mask;
+        return;
+      }
+      free = ~taken_.load(std::memory_order_relaxed);
+    }
+    // More than 64 threads alive: any stripe, in turn.
+    static std::atomic<size_t> next{0};
+    value = next.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~StripeNumber() {
+    if (mask_ != 0) taken_.fetch_and(~mask_, std::memory_order_relaxed);
+  }
+  StripeNumber(const StripeNumber&) = delete;
+  StripeNumber& operator=(const StripeNumber&) = delete;
+
+  size_t value = 0;
+
+ private:
+  static inline std::atomic<uint64_t> taken_{0};
+  uint64_t mask_ = 0;
+};
+
+// The number's owner is looked up once per thread; the number itself is a
+// plain thread_local, read per call without an initialization check.
+constexpr size_t kNoStripe = ~size_t{0};
+thread_local size_t t_stripe = kNoStripe;
+
+[[gnu::noinline]] size_t take_stripe_number() {
+  thread_local const StripeNumber number;
+  t_stripe = number.value;
+  return t_stripe;
+}
+
+}  // namespace
+
 StoreStats::Stripe& StoreStats::stripe() {
-  // Threads take stripes in turn, once each.
-  static std::atomic<size_t> next{0};
-  thread_local const size_t index = next.fetch_add(1, std::memory_order_relaxed);
-  return stripes_[index % kStripes];
+  const size_t number = t_stripe != kNoStripe ? t_stripe : take_stripe_number();
+  return stripes_[number % kStripes];
 }
 
 StoreStats::Snapshot StoreStats::snapshot() const {

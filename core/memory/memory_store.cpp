@@ -145,7 +145,10 @@ class TableOf final : public MemoryStore::Table {
       return States(n);
     }
   }
-  struct Shard {
+  // Aligned to cache lines: threads locking neighbouring shards do not
+  // write each other's lines (a shard is 96 bytes; unaligned, most lines
+  // held parts of two shards).
+  struct alignas(64) Shard {
     std::mutex mutex;
     // Open addressing with keys and states inline: one cache miss per lookup
     // of a short key (std::unordered_map chases a node per key).

@@ -4,7 +4,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,6 +76,23 @@ ReplyReader& inline_reader() {
 // the I/O thread itself.
 constexpr std::chrono::milliseconds kDirectWatch{50};
 
+// While parked the socket blocks, with a receive timeout of kRecvStep: a
+// sync caller waits for its reply in recv itself (one syscall; poll, then
+// recv, were two). The kernel may end the wait up to two clock ticks (at
+// most 10 ms each) late, so the last kPollFrom before a deadline is waited
+// with ppoll, which keeps to it exactly.
+constexpr std::chrono::milliseconds kRecvStep{10};
+constexpr std::chrono::milliseconds kPollFrom{50};
+
+// Makes a released socket block in recv for at most kRecvStep. False, and
+// the socket as it was, when it cannot.
+bool block_in_recv(int fd) {
+  const timeval step{0, std::chrono::microseconds(kRecvStep).count()};
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &step, sizeof step) != 0) return false;
+  int off = 0;
+  return ::ioctl(fd, FIONBIO, &off) == 0;
+}
+
 std::string name_of(const NodeOptions& o) {
   if (o.sentinel.sentinels.empty()) {
     return std::string(o.tls.enabled ? "rediss " : "redis ") + o.host + ":" +
@@ -128,8 +147,9 @@ class NodeConnection final : public Connection {
       if (sync && owner_ == Owner::parked) {
         owner_ = Owner::caller;
         const int fd = park_fd_;
+        const bool blocking = park_blocking_;
         lock.unlock();
-        return answer_inline(fd, std::move(request));
+        return answer_inline(fd, blocking, std::move(request));
       }
       sync_seen_ = sync_seen_ || sync;
       if (owner_ == Owner::io && direct_ok_ && inbox_.empty()) {
@@ -228,12 +248,13 @@ class NodeConnection final : public Connection {
 
   // Caller's thread, owning the socket: nothing is in flight on it, and the
   // I/O thread neither reads nor writes it until the caller hands it back.
-  // The caller writes, then waits for its replies with poll until its
-  // deadline (or the liveness bound), and runs `done` itself. Anything out
+  // The caller writes, then waits for its replies until its deadline (or the
+  // liveness bound): in recv while the deadline is further than kPollFrom
+  // and the socket blocks, with ppoll otherwise. It runs `done` itself. Anything out
   // of the ordinary goes back to the I/O thread, which then sees the same
   // bytes and the same socket as if it had done the call: the failures,
   // their messages and the reconnects are its own.
-  void answer_inline(int fd, Request request) {
+  void answer_inline(int fd, bool blocking, Request request) {
     Handback back;
     back.request = std::move(request);
     // A readable idle socket (the server closed it, a stray reply) is the
@@ -265,13 +286,20 @@ class NodeConnection final : public Connection {
     while (replies.size() < back.request.count) {
       const auto left = until - SteadyClock::now();
       if (left <= SteadyClock::duration::zero()) return give_back(std::move(back));
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-      const timespec wait{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-      pollfd readable{fd, POLLIN, 0};
-      const int ready = ::ppoll(&readable, 1, &wait, nullptr);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) return give_back(std::move(back));
-      const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+      ssize_t n = 0;
+      if (blocking && left > kPollFrom) {
+        // Until bytes come, or kRecvStep passes (EAGAIN: look again).
+        n = ::recv(fd, buffer.data(), buffer.size(), 0);
+      } else {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+        const timespec wait{static_cast<time_t>(ns / 1000000000),
+                            static_cast<long>(ns % 1000000000)};
+        pollfd readable{fd, POLLIN, 0};
+        const int ready = ::ppoll(&readable, 1, &wait, nullptr);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) return give_back(std::move(back));
+        n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+      }
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
       // Closed or failing: the I/O thread's own read says which.
       if (n <= 0) return give_back(std::move(back));
@@ -387,7 +415,11 @@ class NodeConnection final : public Connection {
   error_code rejoin_loop() {
     parked_ = false;
     error_code ec;
-    stream_.socket().assign(protocol_, park_fd_, ec);
+    int on = 1;
+    if (park_blocking_ && ::ioctl(park_fd_, FIONBIO, &on) != 0)
+      ec = error_code(errno, boost::system::system_category());
+    park_blocking_ = false;
+    if (!ec) stream_.socket().assign(protocol_, park_fd_, ec);
     if (ec) ::close(park_fd_);  // not the event loop's: nobody else would close it
     return ec;
   }
@@ -458,6 +490,7 @@ class NodeConnection final : public Connection {
       parked_ = true;
       owner_ = Owner::parked;
       park_fd_ = fd;
+      park_blocking_ = block_in_recv(fd);
       sync_seen_ = false;
       direct_ok_ = false;
       return;
@@ -928,10 +961,11 @@ class NodeConnection final : public Connection {
   bool watching_ = false;       // the watch timer runs; next look at watch_until_
   Deadline watch_until_;
   Owner owner_ = Owner::io;
-  int park_fd_ = -1;         // released from the event loop while parked
-  bool sync_seen_ = false;   // a sync call came since the socket was last parked
-  bool wanted_ = false;      // a request waits for the caller that has the socket
-  bool reclaiming_ = false;  // the I/O thread waits for that caller (owner_free_)
+  int park_fd_ = -1;            // released from the event loop while parked
+  bool park_blocking_ = false;  // park_fd_ blocks in recv (block_in_recv)
+  bool sync_seen_ = false;      // a sync call came since the socket was last parked
+  bool wanted_ = false;         // a request waits for the caller that has the socket
+  bool reclaiming_ = false;     // the I/O thread waits for that caller (owner_free_)
   std::condition_variable owner_free_;
   std::optional<Handback> handback_;
 
