@@ -3,13 +3,16 @@
 #include "rl/rl.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "clock.h"
 #include "config/url_display.h"
+#include "failover/circuit_breaker.h"
 #include "failover/outage.h"
 #include "limiter.h"
 #include "store.h"
@@ -249,6 +252,14 @@ const char* rl_source_name(int source) {
   return rl::source_name(source);
 }
 
+static_assert(rl::kBreakerStateCount == RL_BREAKER_STATE_COUNT, "core and rl_breaker_state agree");
+static_assert(static_cast<int>(rl::BreakerState::half_open) == RL_BREAKER_HALF_OPEN);
+static_assert(rl::kMaxTime == RL_MAX_WAIT_US, "the core's wait cap is rl.h's");
+
+const char* rl_breaker_state_name(int state) {
+  return rl::breaker_state_name(state);
+}
+
 const char* rl_version(void) {
   return RL_VERSION_STRING;
 }
@@ -371,6 +382,23 @@ void rl_store_close(rl_store* store) {
     store->store->close();
   } catch (...) {
   }
+}
+
+char* rl_store_metrics(rl_store* store) {
+  if (store == nullptr) return nullptr;
+  try {
+    const std::string text = rl::metrics_text(store->store->stats_view());
+    char* out = static_cast<char*>(std::malloc(text.size() + 1));
+    if (out == nullptr) return nullptr;
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    return out;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void rl_string_free(char* text) {
+  std::free(text);
 }
 
 void rl_store_free(rl_store* store) {

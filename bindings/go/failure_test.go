@@ -112,8 +112,10 @@ func TestSourceNames(t *testing.T) {
 			t.Errorf("%d: %q, want %q", int(s), s.String(), want)
 		}
 	}
-	if BreakerHalfOpen.String() != "half_open" {
-		t.Errorf("BreakerHalfOpen: %q", BreakerHalfOpen.String())
+	for b, want := range map[BreakerState]string{BreakerClosed: "closed", BreakerOpen: "open", BreakerHalfOpen: "half_open", 7: "state_7"} {
+		if b.String() != want {
+			t.Errorf("%d: %q, want %q", int(b), b.String(), want)
+		}
 	}
 }
 

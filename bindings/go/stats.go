@@ -1,13 +1,11 @@
 package rl
 
-// #include <stdlib.h>
 // #include "shim.h"
 import "C"
 
 import (
 	"fmt"
 	"time"
-	"unsafe"
 )
 
 // BreakerState is the state of a store's circuit breaker (rl_breaker_state).
@@ -22,14 +20,14 @@ const (
 	BreakerHalfOpen BreakerState = C.RL_BREAKER_HALF_OPEN
 )
 
-var breakerStates = [...]string{BreakerClosed: "closed", BreakerOpen: "open", BreakerHalfOpen: "half_open"}
-
-// String is "closed", "open" or "half_open".
+// String is the state's name as librl gives it (rl_breaker_state_name:
+// "closed", "open", "half_open"), or "state_N" for a value this librl
+// does not know.
 func (b BreakerState) String() string {
-	if b >= 0 && int(b) < len(breakerStates) {
-		return breakerStates[b]
+	if name := C.rl_breaker_state_name(C.int(b)); name != nil {
+		return C.GoString(name)
 	}
-	return fmt.Sprintf("breaker_state_%d", int(b))
+	return fmt.Sprintf("state_%d", int(b))
 }
 
 // Verdicts counts decisions by verdict.
@@ -105,19 +103,11 @@ func (s *Store) Healthy() bool {
 func (s *Store) Metrics() string {
 	var text string
 	s.with(func(store *C.rl_store) error {
-		size := C.rl_store_format_metrics(store, nil, 0)
-		for {
-			buf := (*C.char)(C.malloc(size + 1))
-			n := C.rl_store_format_metrics(store, buf, size+1)
-			if n <= size {
-				text = C.GoStringN(buf, C.int(n))
-			}
-			C.free(unsafe.Pointer(buf))
-			if n <= size {
-				return nil
-			}
-			size = n // the counters grew digits in between: again
+		if buf := C.rl_store_metrics(store); buf != nil {
+			text = C.GoString(buf)
+			C.rl_string_free(buf)
 		}
+		return nil
 	})
 	return text
 }

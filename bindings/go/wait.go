@@ -6,7 +6,6 @@ import "C"
 import (
 	"context"
 	"errors"
-	"math"
 	"time"
 )
 
@@ -27,7 +26,7 @@ func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Deci
 	if err := checkContext(ctx); err != nil {
 		return Decision{}, err
 	}
-	waitUs := int64(math.MaxInt64) // rl caps it at 2^52 us
+	waitUs := int64(C.RL_MAX_WAIT_US) // no deadline: the longest wait rl has
 	if deadline, ok := ctx.Deadline(); ok {
 		waitUs = max(0, time.Until(deadline).Microseconds())
 	}

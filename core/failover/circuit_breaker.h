@@ -22,6 +22,15 @@ struct BreakerOptions {
 
 enum class BreakerState : int { closed = 0, open = 1, half_open = 2 };
 
+inline constexpr int kBreakerStateCount = 3;
+
+// "closed", "open", "half_open" (rl_breaker_state_name); nullptr for
+// anything else.
+inline const char* breaker_state_name(int state) {
+  constexpr const char* kNames[kBreakerStateCount] = {"closed", "open", "half_open"};
+  return state >= 0 && state < kBreakerStateCount ? kNames[state] : nullptr;
+}
+
 class CircuitBreaker {
  public:
   CircuitBreaker(BreakerOptions options, const Clock& clock) : options_(options), clock_(clock) {}

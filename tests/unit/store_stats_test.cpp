@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "capi_helpers.h"
@@ -35,6 +36,30 @@ TEST(StoreStats, MemoryStoreCountsDecisions) {
   char small[16];
   EXPECT_EQ(rl_store_format_metrics(store.get(), small, sizeof small), length);
   EXPECT_EQ(std::string(small), text.substr(0, 15));
+}
+
+TEST(StoreStats, MetricsInOneAllocatingCall) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(store.get(), {{"limit", "3/h"}});
+  rl_test::acquire(lim.get(), "k", 1);
+  const size_t length = rl_store_format_metrics(store.get(), nullptr, 0);
+  char* text = rl_store_metrics(store.get());
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(std::strlen(text), length) << "the whole text, never a cut one";
+  EXPECT_NE(std::string(text).find("rl_decisions_total{verdict=\"allowed\",source=\"store\"} 1\n"),
+            std::string::npos)
+      << text;
+  rl_string_free(text);
+  EXPECT_EQ(rl_store_metrics(nullptr), nullptr);
+  rl_string_free(nullptr);
+}
+
+TEST(StoreStats, BreakerStatesAreNamedByTheAbi) {
+  EXPECT_STREQ(rl_breaker_state_name(RL_BREAKER_CLOSED), "closed");
+  EXPECT_STREQ(rl_breaker_state_name(RL_BREAKER_OPEN), "open");
+  EXPECT_STREQ(rl_breaker_state_name(RL_BREAKER_HALF_OPEN), "half_open");
+  EXPECT_EQ(rl_breaker_state_name(-1), nullptr);
+  EXPECT_EQ(rl_breaker_state_name(RL_BREAKER_STATE_COUNT), nullptr);
 }
 
 TEST(StoreStats, BadArgumentsNameThemselves) {

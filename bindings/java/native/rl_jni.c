@@ -274,6 +274,12 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_statusName(JNIEnv* env, jclass cls,
   return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
 }
 
+JNIEXPORT jlong JNICALL Java_dev_rl_Native_maxWaitUs(JNIEnv* env, jclass cls) {
+  (void)env;
+  (void)cls;
+  return (jlong)RL_MAX_WAIT_US;
+}
+
 JNIEXPORT jstring JNICALL Java_dev_rl_Native_sourceName(JNIEnv* env, jclass cls, jint source) {
   (void)cls;
   const char* name = rl_source_name(source);
@@ -357,23 +363,14 @@ JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_storeStats(JNIEnv* env, jclass c
 
 JNIEXPORT jstring JNICALL Java_dev_rl_Native_storeMetrics(JNIEnv* env, jclass cls, jlong store) {
   (void)cls;
-  rl_store* s = (rl_store*)(intptr_t)store;
-  size_t capacity = 4096;
-  for (;;) {
-    char* buf = malloc(capacity);
-    if (buf == NULL) {
-      throw_status(env, RL_E_NO_MEMORY, "out of memory formatting metrics");
-      return NULL;
-    }
-    size_t len = rl_store_format_metrics(s, buf, capacity);
-    if (len < capacity) {
-      jstring text = (*env)->NewStringUTF(env, buf);
-      free(buf);
-      return text;
-    }
-    free(buf);
-    capacity = len + 1;
+  char* text = rl_store_metrics((rl_store*)(intptr_t)store);
+  if (text == NULL) {
+    throw_status(env, RL_E_NO_MEMORY, "out of memory formatting metrics");
+    return NULL;
   }
+  jstring out = (*env)->NewStringUTF(env, text);
+  rl_string_free(text);
+  return out;
 }
 
 /* ------------------------------------------------------------------ */

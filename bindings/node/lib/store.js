@@ -8,8 +8,8 @@ const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
 const { sourceNames } = require('./decision');
 
-// rl_breaker_state values, in order.
-const BREAKER_STATES = ['closed', 'open', 'half_open'];
+// rl_breaker_state_name of each state, indexed by its value.
+const BREAKER_STATES = native.breakerStateNames();
 const ms = (us) => us / 1000;
 const STATUS_NAMES = native.statusNames();
 

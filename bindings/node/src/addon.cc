@@ -50,6 +50,15 @@ Napi::Value SourceNames(const Napi::CallbackInfo& info) {
   return names;
 }
 
+// Every breaker-state name (rl_breaker_state_name), indexed by its value.
+Napi::Value BreakerStateNames(const Napi::CallbackInfo& info) {
+  Napi::Array names = Napi::Array::New(info.Env());
+  for (int state = 0; rl_breaker_state_name(state) != nullptr; ++state) {
+    names.Set(state, Napi::String::New(info.Env(), rl_breaker_state_name(state)));
+  }
+  return names;
+}
+
 // [[name, description], ...] of every setting librl knows.
 Napi::Value Settings(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -91,6 +100,8 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("ops", Ops(env));
   exports.Set("statusNames", Napi::Function::New(env, StatusNames, "statusNames"));
   exports.Set("sourceNames", Napi::Function::New(env, SourceNames, "sourceNames"));
+  exports.Set("breakerStateNames",
+              Napi::Function::New(env, BreakerStateNames, "breakerStateNames"));
   exports.Set("settings", Napi::Function::New(env, Settings, "settings"));
   exports.Set("open", Napi::Function::New(env, Store::Open, "open"));
   exports.Set("close", Napi::Function::New(env, Store::Close, "close"));

@@ -310,17 +310,11 @@ Napi::Value Store::Stats(const Napi::CallbackInfo& info) {
 
 Napi::Value Store::Metrics(const Napi::CallbackInfo& info) {
   Store* store = Unwrap(info[0], "store");
-  std::string text(rl_store_format_metrics(store->handle_, nullptr, 0), '\0');
-  // The text may grow between the calls (counters gain digits): retry.
-  for (;;) {
-    const size_t length = rl_store_format_metrics(store->handle_, text.data(), text.size() + 1);
-    if (length <= text.size()) {
-      text.resize(length);
-      break;
-    }
-    text.resize(length);
-  }
-  return Napi::String::New(info.Env(), text);
+  char* text = rl_store_metrics(store->handle_);
+  if (text == nullptr) ThrowRlError(info.Env(), RL_E_NO_MEMORY, "out of memory formatting metrics");
+  Napi::String out = Napi::String::New(info.Env(), text);
+  rl_string_free(text);
+  return out;
 }
 
 }  // namespace rlnode

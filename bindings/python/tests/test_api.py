@@ -124,6 +124,14 @@ def test_outages_follow_on_failure():
         assert stats.decisions[rl.Source.LOCAL].allowed == 1
 
 
+def test_an_open_breaker_is_named_by_librl():
+    url = "redis://127.0.0.1:1?clock=manual&breaker_failures=1&connect_timeout_ms=100"
+    with rl.open(url) as store:
+        store.limiter(limit="10/s", name="o", on_failure="open").acquire("k")
+        stats = store.stats()
+        assert (stats.healthy, stats.breaker, stats.breaker_opened) == (False, "open", 1)
+
+
 def test_stats_and_metrics_on_redis(redis_url, prefix):
     with rl.open(f"{redis_url}?prefix={prefix}") as store:
         limiter = store.limiter(limit="1/h", name="m")

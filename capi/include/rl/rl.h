@@ -52,6 +52,10 @@ extern "C" {
 #define RL_MAX_KEY_LEN 512
 /* Most requests in one batch. */
 #define RL_MAX_BATCH 65536
+/* 1.5. The longest wait, in microseconds: 2^52 (142 years). A longer
+ * timeout_us of rl_limiter_acquire_wait is this one; a binding that maps
+ * "no deadline" to a wait passes it. */
+#define RL_MAX_WAIT_US 4503599627370496LL
 
 /* ------------------------------------------------------------------ */
 /* Status codes. The numbers are pinned forever; new ones are appended. */
@@ -206,6 +210,14 @@ typedef enum rl_breaker_state {
   RL_BREAKER_HALF_OPEN = 2 /* one probe is in flight */
 } rl_breaker_state;
 
+/* Number of breaker-state values; valid states are 0 ..
+ * RL_BREAKER_STATE_COUNT - 1. */
+#define RL_BREAKER_STATE_COUNT 3
+
+/* 1.5. The name of a breaker state ("closed", "open", "half_open"), or NULL
+ * for a value that is not a state. Static storage; thread-safe. */
+RL_API const char* rl_breaker_state_name(int state);
+
 #define RL_STORE_STATS_VERSION 1
 /* What a store has done since it opened. Counters never go down. */
 typedef struct rl_store_stats {
@@ -252,6 +264,12 @@ RL_API rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_err
  * whole text without its NUL: call again with a larger buffer when the
  * result is >= capacity. 0 for a NULL store. Thread-safe. */
 RL_API size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity);
+/* 1.5. The same text in one call, whole and NUL-terminated, in memory rl
+ * allocates: free it with rl_string_free. NULL for a NULL store or when
+ * memory ran out. Thread-safe. */
+RL_API char* rl_store_metrics(rl_store* store);
+/* 1.5. Frees a string rl allocated (rl_store_metrics). NULL is harmless. */
+RL_API void rl_string_free(char* text);
 
 #define RL_NODE_BREAKER_VERSION 1
 /* One node's circuit breaker: a store of one node (redis://, Sentinel's
@@ -413,7 +431,7 @@ RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t k
  * allowed = 0), without waiting in vain; a request that can never be
  * admitted (retry_after_us -1) returns at once too. With clock=manual it
  * never waits: it returns the first decision. timeout_us (any value >= 0;
- * beyond 2^52 it is 2^52) bounds the whole wait: a retry's store call ends
+ * beyond RL_MAX_WAIT_US it is RL_MAX_WAIT_US) bounds the whole wait: a retry's store call ends
  * by it too (RL_E_TIMEOUT), and request->timeout_us bounds each store
  * call. This blocks the calling thread; see
  * rl_limiter_acquire_wait_async for the form that does not. From inside a

@@ -31,8 +31,8 @@ _OP_ACQUIRE, _OP_PEEK, _OP_REFUND, _OP_RESET = (
     native.RL_OP_REFUND,
     native.RL_OP_RESET,
 )
-# librl caps acquire_wait's timeout at 2^52 us; longer is "no deadline".
-_MAX_WAIT_US = 1 << 52
+# librl's longest wait (2^52 us): "no deadline", and the cap of any longer one.
+_MAX_WAIT_US = native.RL_MAX_WAIT_US
 
 
 def make_config(settings: dict[str, str]) -> Any:

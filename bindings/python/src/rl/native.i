@@ -588,6 +588,8 @@ static void* rl_free_store_thread(void* store) {
 %ignore rl_store_describe;
 %ignore rl_store_get_stats;
 %ignore rl_store_format_metrics;
+%ignore rl_store_metrics;
+%ignore rl_string_free;
 %ignore rl_limiter_limits;
 %ignore rl_limiter_call_async;
 %ignore rl_limiter_acquire_async;
@@ -718,17 +720,13 @@ PyObject* store_stats(rl_store* store) {
                        (long long)s.round_trip_p99_us, (long long)s.round_trip_max_us);
 }
 
-/* The Prometheus text of rl_store_format_metrics. */
+/* The Prometheus text of rl_store_metrics. */
 PyObject* store_metrics(rl_store* store) {
-  char small[4096];
-  size_t n = rl_store_format_metrics(store, small, sizeof small);
-  if (n < sizeof small) return PyUnicode_DecodeUTF8(small, (Py_ssize_t)n, "replace");
-  char* big = (char*)malloc(n + 1);
-  if (!big) return PyErr_NoMemory();
-  size_t m = rl_store_format_metrics(store, big, n + 1);
-  PyObject* text = PyUnicode_DecodeUTF8(big, (Py_ssize_t)(m < n ? m : n), "replace");
-  free(big);
-  return text;
+  char* text = rl_store_metrics(store);
+  if (!text) return PyErr_NoMemory();
+  PyObject* out = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  rl_string_free(text);
+  return out;
 }
 
 /* [(limit, window_us, burst)] */

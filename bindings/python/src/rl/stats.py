@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, Tuple
 
 from .decision import Source
+from . import native
 from .errors import STATUS_NAMES
-
-_BREAKER_STATES = ("closed", "open", "half_open")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +42,7 @@ def from_native(raw: Tuple[Any, ...]) -> StoreStats:
     state, opened, allowed, denied, failures, trips, quantiles = raw
     return StoreStats(
         healthy=state == 0,
-        breaker=_BREAKER_STATES[state] if 0 <= state < len(_BREAKER_STATES) else f"state_{state}",
+        breaker=native.rl_breaker_state_name(state) or f"state_{state}",
         breaker_opened=opened,
         decisions={source: Verdicts(allowed[i], denied[i]) for i, source in enumerate(Source)},
         failures={name: failures[code] for code, name in STATUS_NAMES.items() if code != 0},

@@ -29,6 +29,9 @@ final class Native {
 
   static native String sourceName(int source);
 
+  /** RL_MAX_WAIT_US: the longest wait librl keeps (2^52 us); a longer one is this one. */
+  static native long maxWaitUs();
+
   static native String version();
 
   static native long storeOpen(String url);

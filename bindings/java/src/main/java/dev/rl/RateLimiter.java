@@ -37,8 +37,8 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  // rl clamps a wait beyond 2^52 us to it; anything longer is "forever".
-  private static final long MAX_WAIT_US = 1L << 52;
+  // librl's longest wait (RL_MAX_WAIT_US, 2^52 us); anything longer is "forever".
+  private static final long MAX_WAIT_US = Native.maxWaitUs();
 
   private final Store store;
   private final NativeHandle handle;

@@ -111,6 +111,17 @@ class DeadlineTest {
     }
   }
 
+  @Test
+  void aWaitLongerThanLibrlKeepsIsItsLongest() {
+    try (Store store = Store.open("memory://?clock=manual");
+        RateLimiter limiter = store.limiter(Map.of("limit", "1/h"))) {
+      // Beyond RL_MAX_WAIT_US (2^52 us, read from librl): "forever", not an error.
+      Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+      assertTrue(limiter.acquire("k", 1, forever).allowed());
+      assertTrue(!limiter.acquire("k", 1, forever).allowed(), "clock=manual: the first denial");
+    }
+  }
+
   /** call fails with TIMEOUT naming the request's deadline, after it and before the slack. */
   private static void timesOut(String what, Executable call) {
     long start = System.nanoTime();
