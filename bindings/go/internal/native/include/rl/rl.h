@@ -3,8 +3,8 @@
  *
  * This is the only public header. Everything it declares is stable within a
  * major version (the SONAME is librl.so.<major>): functions are only added,
- * status values are pinned forever, and the versioned structs rl_request and
- * rl_decision only ever grow at their end.
+ * status values are pinned forever, and the versioned structs (rl_request,
+ * rl_decision, rl_store_info, ...) only ever grow at their end.
  *
  * Conventions, true of every function unless its comment says otherwise:
  * - A fallible call returns rl_status (RL_OK is 0) and takes an optional
@@ -44,14 +44,18 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 4
+#define RL_VERSION_MINOR 5
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.4.0"
+#define RL_VERSION_STRING "1.5.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
 /* Most requests in one batch. */
 #define RL_MAX_BATCH 65536
+/* 1.5. The longest wait, in microseconds: 2^52 (142 years). A longer
+ * timeout_us of rl_limiter_acquire_wait is this one; a binding that maps
+ * "no deadline" to a wait passes it. */
+#define RL_MAX_WAIT_US 4503599627370496LL
 
 /* ------------------------------------------------------------------ */
 /* Status codes. The numbers are pinned forever; new ones are appended. */
@@ -91,7 +95,7 @@ RL_API const char* rl_status_name(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.4.0" of the library loaded at run time. Static storage. */
+/* "1.5.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -146,9 +150,10 @@ RL_API void rl_store_close(rl_store* store);
  * NULL is a no-op. */
 RL_API void rl_store_free(rl_store* store);
 
-#define RL_STORE_INFO_VERSION 1
+#define RL_STORE_INFO_VERSION 2
 /* What a store is, for bindings that adapt to it. Initialise with
- * RL_STORE_INFO_INIT; rl fills the rest. */
+ * RL_STORE_INFO_INIT; rl fills the rest. Sizes: version 1 is 24 bytes
+ * (on LP64), version 2 is 48. */
 typedef struct rl_store_info {
   uint32_t version;
   /* 1 when state lives in this process (memory://): calls never wait for
@@ -159,9 +164,24 @@ typedef struct rl_store_info {
   int32_t manual_clock;
   /* The URL scheme: "memory" or "redis". Static storage. */
   const char* scheme;
+  /* Version 2 (1.5): what decides in Redis (docs/redis-module.md). NULL,
+   * NULL, 0, 0 for memory://.
+   * The script_mode setting: "auto", "module", "functions" or "scripts".
+   * Static storage. */
+  const char* script_mode;
+  /* What rl's Lua code goes as where it runs: "functions" (FCALL), or
+   * "scripts" (EVALSHA) once a server or user without Functions was met.
+   * Static storage. */
+  const char* lua_mode;
+  /* script_mode=auto only (0 otherwise): the nodes seen so far deciding
+   * with rl's Redis module and with the Lua code, each by its latest answer
+   * (a node found without the module is asked again once its connection is
+   * made again). Nothing is seen before the first call. */
+  uint32_t module_nodes;
+  uint32_t lua_nodes;
 } rl_store_info;
 #define RL_STORE_INFO_INIT \
-  { RL_STORE_INFO_VERSION, 0, 0, NULL }
+  { RL_STORE_INFO_VERSION, 0, 0, NULL, NULL, NULL, 0, 0 }
 
 /* Describes store into *info (its version set by the caller). Works after
  * the store was closed. */
@@ -189,6 +209,14 @@ typedef enum rl_breaker_state {
   RL_BREAKER_OPEN = 1,     /* calls take on_failure at once */
   RL_BREAKER_HALF_OPEN = 2 /* one probe is in flight */
 } rl_breaker_state;
+
+/* Number of breaker-state values; valid states are 0 ..
+ * RL_BREAKER_STATE_COUNT - 1. */
+#define RL_BREAKER_STATE_COUNT 3
+
+/* 1.5. The name of a breaker state ("closed", "open", "half_open"), or NULL
+ * for a value that is not a state. Static storage; thread-safe. */
+RL_API const char* rl_breaker_state_name(int state);
 
 #define RL_STORE_STATS_VERSION 1
 /* What a store has done since it opened. Counters never go down. */
@@ -236,6 +264,12 @@ RL_API rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_err
  * whole text without its NUL: call again with a larger buffer when the
  * result is >= capacity. 0 for a NULL store. Thread-safe. */
 RL_API size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacity);
+/* 1.5. The same text in one call, whole and NUL-terminated, in memory rl
+ * allocates: free it with rl_string_free. NULL for a NULL store or when
+ * memory ran out. Thread-safe. */
+RL_API char* rl_store_metrics(rl_store* store);
+/* 1.5. Frees a string rl allocated (rl_store_metrics). NULL is harmless. */
+RL_API void rl_string_free(char* text);
 
 #define RL_NODE_BREAKER_VERSION 1
 /* One node's circuit breaker: a store of one node (redis://, Sentinel's
@@ -397,7 +431,7 @@ RL_API rl_status rl_limiter_reset(rl_limiter* limiter, const char* key, size_t k
  * allowed = 0), without waiting in vain; a request that can never be
  * admitted (retry_after_us -1) returns at once too. With clock=manual it
  * never waits: it returns the first decision. timeout_us (any value >= 0;
- * beyond 2^52 it is 2^52) bounds the whole wait: a retry's store call ends
+ * beyond RL_MAX_WAIT_US it is RL_MAX_WAIT_US) bounds the whole wait: a retry's store call ends
  * by it too (RL_E_TIMEOUT), and request->timeout_us bounds each store
  * call. This blocks the calling thread; see
  * rl_limiter_acquire_wait_async for the form that does not. From inside a
