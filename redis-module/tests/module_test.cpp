@@ -143,6 +143,24 @@ std::string cost_arg(const Config& c, int64_t cost, std::mt19937_64& rng) {
   return std::to_string(cost) + " " + std::to_string(rng() % (1 << 24)) + " 250000";
 }
 
+// One random call of the tests that run both paths side by side: the next
+// instant, the operation (mostly acquires) and its cost argument.
+struct RandomCall {
+  std::string op, at, amount;
+  std::string where(const Config& c, int step) const {
+    return std::string(c.algorithm) + " " + c.limits + " step " + std::to_string(step) + " " + op +
+           " cost " + amount;
+  }
+};
+
+RandomCall random_call(const Config& c, int64_t& now, std::mt19937_64& rng) {
+  now += static_cast<int64_t>(rng() % (c.step_us + 1));
+  const int pick = static_cast<int>(rng() % 100);
+  const char* op = pick < 70 ? "acquire" : pick < 82 ? "peek" : pick < 96 ? "refund" : "reset";
+  const int64_t cost = rng() % 20 == 0 ? 40 : 1 + static_cast<int64_t>(rng() % 3);
+  return {op, std::to_string(now), cost_arg(c, cost, rng)};
+}
+
 // Key `lua` only ever sees the Lua library; key `mixed` alternates module
 // and Lua call by call, and `module` only the module: every reply, every
 // value and every expiry instant must agree.
@@ -155,11 +173,8 @@ TEST_F(ModuleTest, AlternatingWithLuaCallByCallDecidesAndStoresAlike) {
     redis_->run({"DEL", lua, mixed, native});
     int64_t now = start_;
     for (int step = 0; step < 400; ++step) {
-      now += static_cast<int64_t>(rng() % (c.step_us + 1));
-      const int pick = static_cast<int>(rng() % 100);
-      const char* op = pick < 70 ? "acquire" : pick < 82 ? "peek" : pick < 96 ? "refund" : "reset";
-      const int64_t cost = rng() % 20 == 0 ? 40 : 1 + static_cast<int64_t>(rng() % 3);
-      const std::string at = std::to_string(now), amount = cost_arg(c, cost, rng);
+      const RandomCall call = random_call(c, now, rng);
+      const std::string &op = call.op, &at = call.at, &amount = call.amount;
       const std::string command = std::string("RL.") + op;
       const std::string by_lua =
           redis_->text({"FCALL", fn(c.algorithm, op), "1", lua, at, amount, c.limits});
@@ -168,8 +183,7 @@ TEST_F(ModuleTest, AlternatingWithLuaCallByCallDecidesAndStoresAlike) {
       const std::string by_mixed =
           step % 2 ? redis_->text({command, mixed, c.algorithm, at, amount, c.limits})
                    : redis_->text({"FCALL", fn(c.algorithm, op), "1", mixed, at, amount, c.limits});
-      const std::string where = std::string(c.algorithm) + " " + c.limits + " step " +
-                                std::to_string(step) + " " + op + " cost " + amount;
+      const std::string where = call.where(c, step);
       ASSERT_EQ(by_module, by_lua) << where;
       ASSERT_EQ(by_mixed, by_lua) << where;
       const std::string value = value_of(*redis_, lua);
@@ -328,19 +342,15 @@ TEST_F(ModuleTest, KeyspaceEventsAnnounceEveryChange) {
     const bool list = std::string(c.algorithm) == "sliding_log";
     int64_t now = start_;
     for (int step = 0; step < 200; ++step) {
-      now += static_cast<int64_t>(rng() % (c.step_us + 1));
-      const int pick = static_cast<int>(rng() % 100);
-      const char* op = pick < 70 ? "acquire" : pick < 82 ? "peek" : pick < 96 ? "refund" : "reset";
-      const int64_t cost = rng() % 20 == 0 ? 40 : 1 + static_cast<int64_t>(rng() % 3);
-      const std::string at = std::to_string(now), amount = cost_arg(c, cost, rng);
+      const RandomCall call = random_call(c, now, rng);
+      const std::string &op = call.op, &at = call.at, &amount = call.amount;
       const std::string before = value_of(*redis_, native) + redis_->text({"PEXPIRETIME", native});
       take();
       redis_->run({"FCALL", fn(c.algorithm, op), "1", lua, at, amount, c.limits});
       redis_->run({std::string("RL.") + op, native, c.algorithm, at, amount, c.limits});
       std::map<std::string, std::string> seen = take();
       const std::string after = value_of(*redis_, native) + redis_->text({"PEXPIRETIME", native});
-      const std::string where = std::string(c.algorithm) + " " + c.limits + " step " +
-                                std::to_string(step) + " " + op + " cost " + amount;
+      const std::string where = call.where(c, step);
       if (after != before) {
         EXPECT_FALSE(seen[native].empty()) << where;
       }

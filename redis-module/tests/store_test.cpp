@@ -36,8 +36,9 @@ std::string describe(const Outcome& o) {
          std::to_string(v.reset_after_us) + ", index " + std::to_string(v.limit_index) + "}";
 }
 
-TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
-  auto store = open_store(module_url(""), {});  // script_mode=auto by default
+// Eight acquires of a 5/h gcra limiter on `store`: five admitted, each one
+// RL.ACQUIRE on the module's server, none an FCALL.
+void expect_decided_by_the_module(const auto& store) {
   Limiter limiter(store, limiter_settings("gcra", "5/h"));
   const int64_t acquires = calls_of("rl.acquire"), fcalls = calls_of("fcall");
   int allowed = 0;
@@ -49,6 +50,11 @@ TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
   EXPECT_EQ(allowed, 5);
   EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
   EXPECT_EQ(calls_of("fcall") - fcalls, 0);
+}
+
+TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
+  auto store = open_store(module_url(""), {});  // script_mode=auto by default
+  expect_decided_by_the_module(store);
   // The choice shows in the store's metrics (rl_store_format_metrics) and
   // in rl_store_describe (rl_store_info version 2).
   const DecidesWith with = store->decides_with();
@@ -82,17 +88,7 @@ TEST(ModuleStore, OverTlsDecidesWithTheModule) {
     auto store = open_store(env_or_fail("RL_TEST_REDISS_MODULE_URL") +
                                 "&prefix=" + unique_prefix() + "&script_mode=" + mode,
                             {});
-    Limiter limiter(store, limiter_settings("gcra", "5/h"));
-    const int64_t acquires = calls_of("rl.acquire"), fcalls = calls_of("fcall");
-    int allowed = 0;
-    for (int i = 0; i < 8; ++i) {
-      const Outcome o = limiter.run(Op::acquire, "k", 1);
-      ASSERT_EQ(o.code, Code::ok) << o.message;
-      allowed += o.verdict.allowed;
-    }
-    EXPECT_EQ(allowed, 5);
-    EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
-    EXPECT_EQ(calls_of("fcall") - fcalls, 0);
+    expect_decided_by_the_module(store);
     EXPECT_EQ(store->decides_with().lua_nodes, 0u);
   }
 }
