@@ -5,7 +5,9 @@
 // store would: R is counted from before the store decided, and a refund or
 // reset through this limiter forgets the key. A refund or reset by another
 // process is not seen: until R passes this limiter may deny what the store
-// would now admit (docs/algorithms.md). Batches pass through.
+// would now admit (docs/algorithms.md). Once a denial runs out, one call
+// asks the store and the key's calls that come meanwhile wait for its
+// answer (DeniedKeys). Batches pass through.
 #pragma once
 
 #include <memory>
@@ -26,8 +28,9 @@ class DenyCacheBackend final : public Backend,
   std::vector<Outcome> run_batch(std::vector<Call> calls) override;
 
  private:
-  // A remembered denial for this call, counted in the store's statistics.
-  std::optional<Outcome> answer_here(Op op, std::string_view key, int64_t cost, int64_t now_us);
+  // A remembered denial as the call's outcome, counted in the store's
+  // statistics.
+  Outcome answered_here(const Verdict& v);
   void learn(Op op, std::string_view key, int64_t cost, int64_t asked_at_us, const Outcome& o);
 
   std::shared_ptr<Store> store_;

@@ -173,6 +173,83 @@ TEST(DenyCache, AsyncCallsAreAnsweredOnceAndThreadsStayExact) {
   EXPECT_EQ(local, kPerThread);
 }
 
+// When a denial runs out, one call asks the store and the calls that come
+// while it is in flight wait for its answer: gcra 1/s, the unit taken, the
+// clock moved past the hint, then 200 calls at once: the first is admitted
+// by the store (and its reply says when the next unit is free), the other
+// 199 are denied here. Without the wait every call sent before that reply
+// came back was one more store call. Exact whatever the timing: a call
+// either waits for the probe or finds its answer.
+TEST(DenyCache, CallsOnARunOutDenialWaitForOneStoreCall) {
+  auto store = open_redis("clock=manual");
+  manual_clock(*store).set(1'700'000'000'000'000);
+  Limiter limiter(store, cached("gcra", "1/s"));
+  ASSERT_TRUE(limiter.run(Op::acquire, "hot", 1).verdict.allowed);
+  for (bool async : {true, false}) {
+    SCOPED_TRACE(async ? "async calls" : "sync calls on 16 threads");
+    manual_clock(*store).advance(1'000'000);
+    constexpr int kCalls = 200;
+    std::atomic<int> admitted{0}, from_store{0};
+    auto count = [&](const Outcome& o) {
+      EXPECT_EQ(o.code, Code::ok) << o.message;
+      if (o.verdict.allowed) ++admitted;
+      if (o.verdict.source == Source::store) ++from_store;
+    };
+    // Redis holds the first call's reply until all are in (CLIENT PAUSE is
+    // Redis's timer, not a sleep here): the others surely meet the probe.
+    redis_cli("CLIENT PAUSE 200 WRITE");
+    if (async) {
+      Completions done(kCalls);
+      for (int i = 0; i < kCalls; ++i) {
+        limiter.run_async(Call{Op::acquire, "hot", 1},
+                          [&, record = done.for_call(static_cast<size_t>(i))](Outcome&& o) mutable {
+                            count(o);
+                            record(std::move(o));
+                          });
+      }
+      ASSERT_TRUE(done.wait_all(Ms(30000)));
+      for (int r : done.runs) ASSERT_EQ(r, 1);
+    } else {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 16; ++t) {
+        threads.emplace_back([&, t] {
+          for (int i = t; i < kCalls; i += 16) count(limiter.run(Op::acquire, "hot", 1));
+        });
+      }
+      for (auto& t : threads) t.join();
+    }
+    EXPECT_EQ(admitted, 1);
+    EXPECT_EQ(from_store, 1);
+  }
+}
+
+// A call waits only for a probe that ends by its own deadline: behind a
+// probe with the store's timeout, a call with a deadline of its own asks
+// the store itself (and one with the store's timeout waits).
+TEST(DenyCache, ACallWithItsOwnDeadlineDoesNotWaitForAProbeWithoutOne) {
+  auto store = open_redis("clock=manual");
+  manual_clock(*store).set(1'700'000'000'000'000);
+  Limiter limiter(store, cached("gcra", "1/s"));
+  ASSERT_TRUE(limiter.run(Op::acquire, "hot", 1).verdict.allowed);
+  manual_clock(*store).advance(1'000'000);
+  redis_cli("CLIENT PAUSE 200 WRITE");
+  std::array<Source, 3> sources{};
+  Completions done(3);
+  const int64_t timeouts[3] = {0, 5'000'000, 0};  // the probe, its own deadline, the store's
+  for (size_t i = 0; i < 3; ++i) {
+    limiter.run_async(Call{Op::acquire, "hot", 1, timeouts[i]},
+                      [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+                        EXPECT_EQ(o.code, Code::ok) << o.message;
+                        sources[i] = o.verdict.source;
+                        record(std::move(o));
+                      });
+  }
+  ASSERT_TRUE(done.wait_all(Ms(30000)));
+  EXPECT_EQ(sources[0], Source::store);
+  EXPECT_EQ(sources[1], Source::store);
+  EXPECT_EQ(sources[2], Source::deny_cache);
+}
+
 TEST(DenyCache, IsBoundedAndRefusesABadSize) {
   auto store = open_redis("clock=manual");
   Limiter limiter(store, cached("gcra", "1/h", "64"));
