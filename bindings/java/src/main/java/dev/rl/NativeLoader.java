@@ -12,9 +12,11 @@ import java.nio.file.StandardCopyOption;
  * <ol>
  *   <li>the system property {@code rl.jni.path}, an absolute path (the repository's build, whose
  *       librl_jni finds the build tree's librl.so.1 through its rpath);
- *   <li>the copy inside the jar ({@code dev/rl/native/linux-<arch>/librl_jni.so}, built without an
- *       rpath), written to a temporary file: it links librl.so.1 by its SONAME, so the dynamic
- *       loader takes the installed one (the librl1 package's, in /usr/lib/&lt;multiarch&gt;).
+ *   <li>the copy inside the jar ({@code dev/rl/native/linux-<os.arch>/librl_jni.so}), written to
+ *       a temporary file and loaded from there. The jar of scripts/build-jar (Maven Central's)
+ *       carries one for linux-amd64 and linux-aarch64 with librl linked in (glibc 2.34 or newer,
+ *       nothing to install); a plain {@code mvn package} carries this machine's, built without an
+ *       rpath, which links librl.so.1 by its SONAME (the librl1 package's).
  * </ol>
  */
 final class NativeLoader {
@@ -36,8 +38,10 @@ final class NativeLoader {
     try (InputStream in = NativeLoader.class.getResourceAsStream(resource())) {
       if (in == null) {
         throw new UnsatisfiedLinkError(
-            "librl_jni: this jar has no " + resource() + " and " + PROPERTY
-                + " is not set; pass -D" + PROPERTY + "=/abs/path/to/librl_jni.so");
+            "librl_jni: this jar carries no native library for this platform ("
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+                + "; it looked for " + resource() + "; rl's release jar has linux-amd64 and"
+                + " linux-aarch64); pass -D" + PROPERTY + "=/abs/path/to/librl_jni.so built for it");
       }
       Path file = Files.createTempFile("librl_jni", ".so");
       try {
@@ -46,8 +50,10 @@ final class NativeLoader {
       } catch (UnsatisfiedLinkError e) {
         UnsatisfiedLinkError error =
             new UnsatisfiedLinkError(
-                e.getMessage() + " (the jar's librl_jni needs librl.so.1 installed: the librl1"
-                    + " package; or pass -D" + PROPERTY + "=/abs/path/to/librl_jni.so)");
+                e.getMessage() + " (the jar's librl_jni for linux-" + System.getProperty("os.arch")
+                    + " did not load: the release jar's needs glibc 2.34 or newer, that of a plain"
+                    + " mvn package librl.so.1 installed, the librl1 package; or pass -D" + PROPERTY
+                    + "=/abs/path/to/librl_jni.so)");
         error.initCause(e);
         throw error;
       } finally {
