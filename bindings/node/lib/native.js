@@ -1,10 +1,30 @@
 'use strict';
-// The native addon (build/Release/rl_native.node), initialised for this
-// environment: each worker_thread that loads it gets its own addon data.
+// The native addon, initialised for this environment: each worker_thread
+// that loads it gets its own addon data. A build of its own
+// (build/Release/rl_native.node: node-gyp, from source) comes first, else the
+// package's prebuilt one for this platform (prebuilds/<platform>-<arch>/,
+// rl's scripts/build-npm: librl linked in, nothing to install).
+const fs = require('fs');
+const path = require('path');
 const { RlError } = require('./errors');
 const { decisionOf, lastDecision } = require('./decision');
 
-const native = require('../build/Release/rl_native.node');
+function addonPath() {
+  const built = path.join(__dirname, '..', 'build', 'Release', 'rl_native.node');
+  if (fs.existsSync(built)) return built;
+  const platform = `${process.platform}-${process.arch}`;
+  const prebuilt = path.join(__dirname, '..', 'prebuilds', platform, 'rl_native.node');
+  if (fs.existsSync(prebuilt)) return prebuilt;
+  const carried = fs.existsSync(path.join(__dirname, '..', 'prebuilds'))
+    ? fs.readdirSync(path.join(__dirname, '..', 'prebuilds')).join(', ')
+    : 'none';
+  throw new Error(
+    `@rl/node: no native addon for ${platform} (the package carries prebuilt ones for: ${carried}); ` +
+      'build it from source: npm install --build-from-source (needs a C++ compiler and librl-dev)',
+  );
+}
+
+const native = require(addonPath());
 native.init(RlError, decisionOf, lastDecision);
 
 module.exports = native;
