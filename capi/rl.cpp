@@ -298,6 +298,28 @@ const char* rl_config_describe(size_t index, const char** description) {
   return info->name;
 }
 
+rl_status rl_setting_describe(size_t index, rl_setting_info* info, rl_error** err) {
+  return guarded(err, [&] {
+    require(info, "info");
+    check_version(info->version, RL_SETTING_INFO_VERSION, "info");
+    const rl::SettingInfo* s = rl::setting_at(index);
+    if (s == nullptr) {
+      throw rl::Error(rl::Code::invalid_arg, "rl_setting_describe: index " + std::to_string(index) +
+                                                 " is past the last setting");
+    }
+    info->secret = s->secret ? 1 : 0;
+    info->name = s->name;
+    info->scope = s->scope == rl::Scope::store ? "store" : "limiter";
+    info->kind = rl::kind_name(s->kind);
+    info->choices = s->choices;
+    info->default_value = s->default_value;
+    info->description = s->description;
+    info->range_min = s->range ? s->range->min : 0;
+    info->range_max = s->range ? s->range->max : 0;
+    return RL_OK;
+  });
+}
+
 rl_status rl_store_open(const char* url, const rl_config* cfg, rl_store** out, rl_error** err) {
   return guarded(err, [&] {
     require(url, "url");

@@ -66,29 +66,35 @@ using Out = SettingValues;
 constexpr SettingInfo kSettings[] = {
     {.name = "algorithm",
      .scope = Scope::limiter,
+     .kind = Kind::choice,
+     .choices = "gcra,token_bucket,sliding_log,sliding_window,fixed_window,suppressed",
      .description = "gcra, token_bucket, sliding_log, sliding_window, fixed_window or suppressed",
      .default_value = "gcra",
      .parse = [](const SettingInfo&, std::string_view v,
                  Out& o) { o.limiter.algorithm = parse_algorithm(v); }},
     {.name = "limit",
      .scope = Scope::limiter,
+     .kind = Kind::rates,
      .description = "one or more limits, e.g. '100/1m' or '10/s, 1000/h' (required)",
      .parse = [](const SettingInfo&, std::string_view v,
                  Out& o) { o.limiter.rates = parse_rates(v); }},
     {.name = "burst",
      .scope = Scope::limiter,
+     .kind = Kind::counts,
      .description =
          "capacity of gcra and token_bucket, one per limit, comma-separated (default: the limit)",
      .parse = [](const SettingInfo&, std::string_view v,
                  Out& o) { o.limiter.bursts = parse_bursts(v); }},
     {.name = "name",
      .scope = Scope::limiter,
+     .kind = Kind::text,
      .description = "namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes",
      .default_value = "default",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.limiter.name = checked_name(s, v); }},
     {.name = "granularity",
      .scope = Scope::limiter,
+     .kind = Kind::duration,
      .description =
          "sub-window of sliding_window and suppressed, dividing every window, at most 1000 per "
          "window (default: the window; suppressed: 100ms or window/1000, the larger)",
@@ -96,6 +102,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.granularity_us = parse_duration(v, s.name); }},
     {.name = "hard_limit_factor",
      .scope = Scope::limiter,
+     .kind = Kind::decimal,
      .description =
          "suppressed: the hard limit is limit * factor, 1 to 1000 with up to 3 decimals; between "
          "limit and hard limit calls are admitted with a probability",
@@ -104,6 +111,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.hard_limit_factor_milli = parse_hard_limit_factor_milli(v); }},
     {.name = "factor_reuse",
      .scope = Scope::limiter,
+     .kind = Kind::duration,
      .description =
          "suppressed: how long a computed suppression factor is reused before it is computed "
          "again, up to 1h",
@@ -112,6 +120,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.factor_reuse_us = parse_factor_reuse(v, s.name); }},
     {.name = "seed",
      .scope = Scope::limiter,
+     .kind = Kind::count,
      .description =
          "suppressed: seed of the limiter's random draws; unset: 0 with clock=manual, else "
          "random",
@@ -120,6 +129,8 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.seed = static_cast<uint64_t>(whole(s, v)); }},
     {.name = "on_failure",
      .scope = Scope::limiter,
+     .kind = Kind::choice,
+     .choices = "closed,open,local",
      .description =
          "what a store outage (unavailable, timeout) gives: closed (the error), open (allowed, "
          "source fail_open) or local (an in-process limiter with local_share decides)",
@@ -128,6 +139,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.failure.on_failure = parse_on_failure(v); }},
     {.name = "local_share",
      .scope = Scope::limiter,
+     .kind = Kind::fraction,
      .description =
          "with on_failure=local: the share of each limit and burst the local limiter has, such "
          "as 1/4 for four instances",
@@ -140,6 +152,7 @@ constexpr SettingInfo kSettings[] = {
          }},
     {.name = "deny_cache_keys",
      .scope = Scope::limiter,
+     .kind = Kind::count,
      .description =
          "remember up to this many keys the store denied, and deny them here until their "
          "retry_after passes, without a store call (source deny_cache); 0 is off",
@@ -149,12 +162,15 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.limiter.deny_cache_keys = whole(s, v); }},
     {.name = "clock",
      .scope = Scope::store,
+     .kind = Kind::choice,
+     .choices = "monotonic,manual",
      .description = "monotonic or manual (tests: time moves only when told)",
      .default_value = "monotonic",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.manual_clock = !either(s, v, "monotonic", "manual"); }},
     {.name = "timeout_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description = "deadline of every store operation, in ms",
      .default_value = "1000",
      .range = kTimeoutMs,
@@ -162,6 +178,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.timeout_ms = whole(s, v); }},
     {.name = "connect_timeout_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description = "deadline of a connection attempt, in ms",
      .default_value = "1000",
      .range = kTimeoutMs,
@@ -169,6 +186,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.connect_timeout_ms = whole(s, v); }},
     {.name = "reconnect_max_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description =
          "longest wait between Redis reconnect attempts, in ms; waits start at 10 ms, double, "
          "jittered",
@@ -178,6 +196,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.reconnect_max_ms = whole(s, v); }},
     {.name = "max_keys",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description =
          "most keys one limiter policy holds in memory:// or in a local fallback (at least one "
          "per shard); at the cap, the keys nearest to idle are forgotten first",
@@ -187,6 +206,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.max_keys = whole(s, v); }},
     {.name = "breaker_failures",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description = "consecutive outages of a Redis node that open its circuit breaker; 0 never "
                     "opens it",
      .default_value = "5",
@@ -195,6 +215,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.breaker_failures = whole(s, v); }},
     {.name = "breaker_cooldown_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description =
          "how long an open circuit breaker refuses calls before it lets one probe through, in ms",
      .default_value = "500",
@@ -203,6 +224,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.breaker_cooldown_ms = whole(s, v); }},
     {.name = "liveness_timeout_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description = "a Redis connection that reads nothing this long (ms) while replies are "
                     "awaited is dropped and reconnected",
      .default_value = "2000",
@@ -211,6 +233,8 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.liveness_timeout_ms = whole(s, v); }},
     {.name = "script_mode",
      .scope = Scope::store,
+     .kind = Kind::choice,
+     .choices = "auto,module,functions,scripts",
      .description =
          "how Redis decides: auto (rl's Redis module on each node that has it, else as "
          "functions), module (the module only), functions (rl's Lua code as one library, "
@@ -228,6 +252,8 @@ constexpr SettingInfo kSettings[] = {
          }},
     {.name = "coalesce",
      .scope = Scope::store,
+     .kind = Kind::choice,
+     .choices = "on,off",
      .description =
          "on: with script_mode=functions, calls that wait behind one in flight leave together as "
          "one FCALL deciding them in order; off: each call is its own command",
@@ -236,6 +262,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.coalesce = either(s, v, "on", "off"); }},
     {.name = "min_replicas",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description =
          "a decision that wrote waits (WAIT after it, on the same connection) until this many "
          "replicas have it; fewer within min_replicas_timeout_ms is an outage; 0 does not wait",
@@ -245,6 +272,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.min_replicas = whole(s, v); }},
     {.name = "min_replicas_timeout_ms",
      .scope = Scope::store,
+     .kind = Kind::count,
      .description = "with min_replicas: how long the WAIT waits for the replicas, in ms, at most "
                     "the call's time left (default: the call's time left)",
      .range = kTimeoutMs,
@@ -252,12 +280,14 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.min_replicas_timeout_ms = whole(s, v); }},
     {.name = "prefix",
      .scope = Scope::store,
+     .kind = Kind::text,
      .description = "first part of every Redis key, [A-Za-z0-9_.-], 1-64 bytes",
      .default_value = "rl",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.prefix = checked_name(s, v); }},
     {.name = "tls_ca_file",
      .scope = Scope::store,
+     .kind = Kind::path,
      .description =
          "rediss://: PEM file of the CA certificates that sign the server's (default: the "
          "system's)",
@@ -265,6 +295,7 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.tls.ca_file = file_path(s, v); }},
     {.name = "tls_ca_dir",
      .scope = Scope::store,
+     .kind = Kind::path,
      .description =
          "rediss://: directory of hashed CA certificates (c_rehash), beside or instead of "
          "tls_ca_file",
@@ -272,23 +303,27 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.tls.ca_dir = file_path(s, v); }},
     {.name = "tls_cert_file",
      .scope = Scope::store,
+     .kind = Kind::path,
      .description = "rediss://: PEM client certificate (chain) for servers that require one "
                     "(mutual TLS); needs tls_key_file",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.tls.cert_file = file_path(s, v); }},
     {.name = "tls_key_file",
      .scope = Scope::store,
+     .kind = Kind::path,
      .description = "rediss://: PEM private key of tls_cert_file",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.tls.key_file = file_path(s, v); }},
     {.name = "tls_server_name",
      .scope = Scope::store,
+     .kind = Kind::text,
      .description = "rediss://: the name sent as SNI and checked against the server's "
                     "certificate (default: the URL's host)",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.tls.server_name = host_name(s, v); }},
     {.name = "tls_insecure_skip_verify",
      .scope = Scope::store,
+     .kind = Kind::boolean,
      .description = "rediss://: true turns off the check of the server's certificate chain and "
                     "name: the connection is encrypted but the server unauthenticated",
      .default_value = "false",
@@ -296,12 +331,14 @@ constexpr SettingInfo kSettings[] = {
                  Out& o) { o.store.redis.tls.insecure_skip_verify = parse_bool(s.name, v); }},
     {.name = "sentinel_user",
      .scope = Scope::store,
+     .kind = Kind::text,
      .description = "redis+sentinel://: ACL user for the sentinels (the URL's user is the "
                     "master's)",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.store.redis.sentinel_user = secret(s, v); }},
     {.name = "sentinel_password",
      .scope = Scope::store,
+     .kind = Kind::text,
      .description = "redis+sentinel://: password for the sentinels (the URL's password is the "
                     "master's)",
      .secret = true,
@@ -322,6 +359,22 @@ const SettingValues& defaults() {
 }
 
 }  // namespace
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::text: return "text";
+    case Kind::count: return "count";
+    case Kind::duration: return "duration";
+    case Kind::choice: return "choice";
+    case Kind::boolean: return "boolean";
+    case Kind::rates: return "rates";
+    case Kind::counts: return "counts";
+    case Kind::decimal: return "decimal";
+    case Kind::fraction: return "fraction";
+    case Kind::path: return "path";
+  }
+  return "text";
+}
 
 int64_t parse_count(std::string_view key, std::string_view text, int64_t min, int64_t max) {
   int64_t value = 0;

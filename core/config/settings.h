@@ -22,9 +22,28 @@ struct Range {
   int64_t max;
 };
 
+// What a setting's value is, as a binding types it (rl_setting_info's
+// `kind`): kind_name spells it.
+enum class Kind {
+  text,      // a name, a host, a credential
+  count,     // a whole number within `range`
+  duration,  // "100ms", "1s", "2m"
+  choice,    // one word of `choices`
+  boolean,   // true/false (or 1/0)
+  rates,     // one or more limits: "10/s, 1000/h"
+  counts,    // whole numbers, one per limit, comma-separated
+  decimal,   // a number with up to 3 decimals
+  fraction,  // "1/4" or "0.25"
+  path,      // a file or directory
+};
+const char* kind_name(Kind kind);
+
 struct SettingInfo {
   const char* name;
   Scope scope;
+  Kind kind;
+  // Kind::choice: the words it takes, comma-separated.
+  const char* choices = nullptr;
   const char* description;
   // The value when unset, as it would be given; nullptr: none (required, or
   // a default no value spells, such as "the limit").

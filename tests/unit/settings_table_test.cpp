@@ -3,6 +3,7 @@
 // just outside it with a message naming the setting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <set>
 #include <string>
@@ -137,6 +138,35 @@ TEST(SettingsTable, UnsetSettingsHoldTheTablesDefaultsTyped) {
   EXPECT_EQ(unset.limiter().hard_limit_factor_milli, 1000);
   EXPECT_EQ(unset.limiter().failure.on_failure, OnFailure::closed);
   EXPECT_FALSE(unset.has("limit"));
+}
+
+// The kind a binding types a setting by says true: counts and only counts
+// have a range, choices and only choices list their words, each word
+// parses and a word outside them is refused naming the setting.
+TEST(SettingsTable, EveryKindSaysWhatTheSettingTakes) {
+  for (const SettingInfo* s : all_settings()) {
+    SCOPED_TRACE(s->name);
+    EXPECT_EQ(s->range.has_value(), s->kind == Kind::count);
+    EXPECT_EQ(s->choices != nullptr, s->kind == Kind::choice);
+    if (s->kind == Kind::choice) {
+      std::string words = s->choices;
+      size_t at = 0;
+      while (at <= words.size()) {
+        const size_t comma = std::min(words.find(',', at), words.size());
+        EXPECT_EQ(refusal(*s, words.substr(at, comma - at)), "") << words.substr(at, comma - at);
+        at = comma + 1;
+      }
+      EXPECT_NE(refusal(*s, "no-such-word").find(s->name), std::string::npos);
+    }
+    if (s->kind == Kind::boolean) {
+      EXPECT_EQ(refusal(*s, "true"), "");
+      EXPECT_EQ(refusal(*s, "false"), "");
+    }
+    if (s->kind == Kind::duration) {
+      EXPECT_EQ(refusal(*s, "1s"), "");
+    }
+    EXPECT_STRNE(kind_name(s->kind), "");
+  }
 }
 
 }  // namespace

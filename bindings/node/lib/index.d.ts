@@ -59,41 +59,22 @@ export type Cost = number | bigint;
 /** A setting value: strings are passed as they are, numbers as their text, arrays joined with ', '. */
 export type SettingValue = string | number | bigint | ReadonlyArray<string | number | bigint>;
 
-export interface LimiterOptions {
-  /** 'gcra' (default), 'token_bucket', 'sliding_log', 'sliding_window', 'fixed_window' or 'suppressed'. */
-  algorithm?: 'gcra' | 'token_bucket' | 'sliding_log' | 'sliding_window' | 'fixed_window' | 'suppressed' | (string & {});
+export type { LimiterSettings, StoreSettingsOfLibrl } from './settings';
+import type { LimiterSettings, StoreSettingsOfLibrl } from './settings';
+
+/**
+ * A limiter's settings: every limiter setting of librl, typed from its
+ * settings table (lib/settings.d.ts, generated), camelCase or snake_case.
+ */
+export interface LimiterOptions extends LimiterSettings {
   /** One or more limits: '100/1m', '10/s, 1000/h' or ['10/s', '1000/h']. */
   limit: SettingValue;
-  /** Capacity of gcra and token_bucket, one per limit (default: the limit). */
-  burst?: SettingValue;
-  /** Namespace of the limiter's keys: [A-Za-z0-9_.-], 1-64 bytes (default 'default'). */
-  name?: string;
-  /** Sub-window of sliding_window and suppressed ('1s'). */
-  granularity?: string;
-  /** suppressed: the hard limit is limit * hardLimitFactor (1 to 1000, up to 3 decimals; default 1). */
-  hardLimitFactor?: string | number;
-  /** suppressed: how long a computed suppression factor is reused ('100ms', the default). */
-  factorReuse?: string;
-  /** suppressed: seed of the limiter's draws (default 0 with clock 'manual', else random). */
-  seed?: string | number | bigint;
-  /** What a store outage gives (docs/failure.md): 'closed' (default: the RlError), 'open' (allowed), 'local' (an in-process limiter decides). */
-  onFailure?: 'closed' | 'open' | 'local';
-  /** With onFailure 'local': the share of each limit one process may admit during an outage ('1/4', 0.25; default 1). */
-  localShare?: string | number;
-  [setting: string]: SettingValue | undefined;
+  [setting: string]: SettingValue | boolean | undefined;
 }
 
-export interface StoreSettings {
-  /** 'monotonic' (default) or 'manual' (tests). */
-  clock?: 'monotonic' | 'manual';
-  timeoutMs?: number;
-  connectTimeoutMs?: number;
-  prefix?: string;
-  /** Consecutive outages that open the circuit breaker (default 5; 0: no breaker). */
-  breakerFailures?: number;
-  /** How long the breaker stays open before a probe (default 500). */
-  breakerCooldownMs?: number;
-  [setting: string]: SettingValue | undefined;
+/** A store's settings (beside its URL's query): every store setting of librl, typed likewise. */
+export interface StoreSettings extends StoreSettingsOfLibrl {
+  [setting: string]: SettingValue | boolean | undefined;
 }
 
 export interface OpenOptions {

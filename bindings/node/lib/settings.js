@@ -11,9 +11,10 @@ function settingName(key) {
 
 function settingValue(name, value) {
   if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return String(value);
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
   if (Array.isArray(value)) return value.map((item) => settingValue(name, item)).join(', ');
-  throw new TypeError(`${name}: must be a string or a number, not ${value === null ? 'null' : typeof value}`);
+  throw new TypeError(`${name}: must be a string, a number or a boolean, not ${value === null ? 'null' : typeof value}`);
 }
 
 function toSettings(options, what) {

@@ -73,6 +73,32 @@ Napi::Value Settings(const Napi::CallbackInfo& info) {
   return settings;
 }
 
+// settingDescribe(index) -> rl_setting_describe: { name, scope, kind,
+// choices, defaultValue, description, rangeMin, rangeMax, secret } (null
+// where the C struct has NULL); throws RL_E_INVALID_ARG past the last one.
+Napi::Value SettingDescribe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t index = Int64Arg(info[0], "index");
+  rl_setting_info s = RL_SETTING_INFO_INIT;
+  rl_error* err = nullptr;
+  ThrowIfFailed(
+      env, rl_setting_describe(index < 0 ? SIZE_MAX : static_cast<size_t>(index), &s, &err), err);
+  auto text = [&](const char* t) -> Napi::Value {
+    return t == nullptr ? env.Null() : Napi::String::New(env, t);
+  };
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("name", text(s.name));
+  out.Set("scope", text(s.scope));
+  out.Set("kind", text(s.kind));
+  out.Set("choices", text(s.choices));
+  out.Set("defaultValue", text(s.default_value));
+  out.Set("description", text(s.description));
+  out.Set("rangeMin", Napi::BigInt::New(env, s.range_min));
+  out.Set("rangeMax", Napi::BigInt::New(env, s.range_max));
+  out.Set("secret", Napi::Boolean::New(env, s.secret != 0));
+  return out;
+}
+
 // isOutage(status) -> rl_status_is_outage: the failures on_failure acts on.
 Napi::Value IsOutage(const Napi::CallbackInfo& info) {
   const int64_t status = Int64Arg(info[0], "status");
@@ -103,6 +129,7 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("breakerStateNames",
               Napi::Function::New(env, BreakerStateNames, "breakerStateNames"));
   exports.Set("settings", Napi::Function::New(env, Settings, "settings"));
+  exports.Set("settingDescribe", Napi::Function::New(env, SettingDescribe, "settingDescribe"));
   exports.Set("open", Napi::Function::New(env, Store::Open, "open"));
   exports.Set("close", Napi::Function::New(env, Store::Close, "close"));
   exports.Set("clockSet", Napi::Function::New(env, Store::ClockSet, "clockSet"));
