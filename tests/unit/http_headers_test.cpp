@@ -166,7 +166,8 @@ TEST(HttpHeaders, RealLimiterDecisions) {
   const Rendered r = render(rl_limiter_name(limiter.get()), limits, denied);
   ASSERT_EQ(r.status, RL_OK) << r.message;
   EXPECT_EQ(r.fields.at("RateLimit-Policy"), "\"login-0\";q=2;w=1, \"login-1\";q=3;w=60");
-  EXPECT_EQ(r.fields.at("RateLimit"), "\"login-0\";r=0;t=1");
+  // t is the decision's reset_after: the key is full again once the minute is.
+  EXPECT_EQ(r.fields.at("RateLimit"), "\"login-0\";r=0;t=60");
   EXPECT_EQ(r.fields.at("Retry-After"), "1");
 }
 
