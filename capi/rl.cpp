@@ -2,6 +2,7 @@
 // an rl_status plus an rl_error. Nothing thrown crosses this file.
 #include "rl/rl.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -9,12 +10,14 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "clock.h"
 #include "config/url_display.h"
 #include "failover/circuit_breaker.h"
 #include "failover/outage.h"
 #include "limiter.h"
+#include "rate_limit_headers.h"
 #include "store.h"
 
 struct rl_error {
@@ -244,6 +247,53 @@ static_assert(rl::kCodeCount == RL_STATUS_COUNT, "core codes and rl_status agree
 
 const char* rl_status_name(int status) {
   return rl::code_name(status);
+}
+
+const char* rl_status_description(int status) {
+  return rl::code_description(status);
+}
+
+static_assert(rl::kHeaderCount == RL_HEADER_COUNT, "core headers and rl_header agree");
+static_assert(static_cast<int>(rl::Header::retry_after) == RL_HEADER_RETRY_AFTER);
+
+const char* rl_header_name(int header) {
+  return rl::header_name(header);
+}
+
+rl_status rl_headers_render(const char* name, const rl_limit_info* limits, size_t limit_count,
+                            const rl_decision* decision, char** values, size_t count,
+                            rl_error** err) {
+  if (values != nullptr) std::fill(values, values + count, nullptr);
+  return guarded(err, [&] {
+    require(name, "name");
+    if (limit_count > 0) require(limits, "limits");
+    require(decision, "decision");
+    check_version(decision->version, RL_DECISION_VERSION, "decision");
+    if (count > 0) require(values, "values");
+    std::vector<rl::HeaderLimit> shown;
+    for (size_t i = 0; i < limit_count; ++i)
+      shown.push_back({limits[i].limit, limits[i].window_us});
+    const rl::HeaderDecision d{decision->allowed != 0,
+                               decision->remaining,
+                               decision->retry_after_us,
+                               decision->reset_after_us,
+                               decision->version >= 2 ? decision->limit_index : 0,
+                               decision->source};
+    const rl::HeaderValues rendered = rl::rate_limit_headers(name, shown, d);
+    // Copied only once all rendered, so a failure leaves every value NULL.
+    std::vector<char*> copies(std::min<size_t>(count, RL_HEADER_COUNT), nullptr);
+    for (size_t i = 0; i < copies.size(); ++i) {
+      if (!rendered[i]) continue;
+      copies[i] = static_cast<char*>(std::malloc(rendered[i]->size() + 1));
+      if (copies[i] == nullptr) {
+        for (char* c : copies) std::free(c);
+        throw std::bad_alloc();
+      }
+      std::memcpy(copies[i], rendered[i]->c_str(), rendered[i]->size() + 1);
+    }
+    std::copy(copies.begin(), copies.end(), values);
+    return RL_OK;
+  });
 }
 
 static_assert(rl::kSourceCount == RL_SOURCE_COUNT, "core sources and rl_source agree");

@@ -1,11 +1,13 @@
 package rl
 
+// #include <stdlib.h>
 // #include "shim.h"
 import "C"
 
 import (
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // Never is the RetryAfter of a request that can never be admitted: its cost
@@ -85,4 +87,61 @@ func durationOf(us C.int64_t) time.Duration {
 		return Never
 	}
 	return time.Duration(us) * time.Microsecond
+}
+
+// HeaderField is one HTTP header field of a decision.
+type HeaderField struct {
+	Name, Value string
+}
+
+// HeaderFields are the HTTP header fields of d for a limiter named name
+// with limits (Limiter.Name, Limiter.Limits), in the order a response
+// carries them: RateLimit-Policy and RateLimit (the IETF draft "RateLimit
+// header fields for HTTP") and Retry-After on a denial that can be
+// retried; none for a SourceFailOpen decision, which counted nothing.
+// librl renders them (rl_headers_render), so every binding sends the same
+// bytes; docs/http-headers.md states the rule (seconds rounded up, w and
+// Retry-After at least 1, the name as a structured-field string). A name
+// that cannot be quoted or a LimitIndex beyond limits is an *Error
+// (StatusInvalidArgument).
+func HeaderFields(name string, limits []Limit, d Decision) ([]HeaderField, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	info := make([]C.rl_limit_info, len(limits)+1) // +1: never an empty slice to index
+	for i, l := range limits {
+		info[i] = C.rl_limit_info{limit: C.int64_t(l.Limit), window_us: microseconds(l.Window), burst: C.int64_t(l.Burst)}
+	}
+	decision := C.rl_decision{
+		version:        C.RL_DECISION_VERSION,
+		remaining:      C.int64_t(d.Remaining),
+		retry_after_us: microseconds(d.RetryAfter),
+		reset_after_us: microseconds(d.ResetAfter),
+		limit_index:    C.int32_t(d.LimitIndex),
+		source:         C.int32_t(d.Source),
+	}
+	if d.Allowed {
+		decision.allowed = 1
+	}
+	var values [C.RL_HEADER_COUNT]*C.char
+	var cerr *C.rl_error
+	if status := C.rl_headers_render(cname, &info[0], C.size_t(len(limits)), &decision, &values[0], C.size_t(len(values)), &cerr); status != C.RL_OK {
+		return nil, takeError(status, cerr)
+	}
+	fields := make([]HeaderField, 0, len(values))
+	for i, v := range values {
+		if v != nil {
+			fields = append(fields, HeaderField{C.GoString(C.rl_header_name(C.int(i))), C.GoString(v)})
+			C.rl_string_free(v)
+		}
+	}
+	return fields, nil
+}
+
+// microseconds is d in whole microseconds, rounded up (rl's durations are
+// whole microseconds; Never stays -1).
+func microseconds(d time.Duration) C.int64_t {
+	if d < 0 {
+		return -1
+	}
+	return C.int64_t((d + time.Microsecond - 1) / time.Microsecond)
 }

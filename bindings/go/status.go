@@ -26,3 +26,19 @@ func (s Status) String() string {
 	}
 	return fmt.Sprintf("RL_STATUS(%d)", int(s))
 }
+
+// Description is what the status means, in one line ("the store (Redis)
+// could not be reached"), from librl's table (rl_status_description).
+func (s Status) Description() string {
+	if d := C.rl_status_description(C.int(s)); d != nil {
+		return C.GoString(d)
+	}
+	return fmt.Sprintf("status %d, which this librl does not know", int(s))
+}
+
+// IsOutage is true when the status means the store had an outage
+// (StatusTimeout, StatusBackendUnavailable): the failures Config.OnFailure
+// and the circuit breaker act on, and rlhttp answers 503 (rl_status_is_outage).
+func (s Status) IsOutage() bool {
+	return C.rl_status_is_outage(C.int(s)) != 0
+}

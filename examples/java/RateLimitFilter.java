@@ -12,9 +12,10 @@ import java.util.function.ToLongFunction;
 
 /**
  * A JDK HttpServer filter over an rl limiter: each request takes {@code cost(exchange)} units of
- * {@code key(exchange)}. It sets RateLimit-Policy and RateLimit (rl's {@link RateLimitHeaders}, the
- * same fields as the Node and Go middleware), answers 429 with Retry-After when denied, and 503
- * when the limiter fails (a store outage with on_failure=closed, a missed deadline), never 429.
+ * {@code key(exchange)}. It sets RateLimit-Policy and RateLimit (rl's {@link RateLimitHeaders},
+ * rendered by librl: the same bytes as the Node and Go middleware), answers 429 with Retry-After
+ * when denied, 503 when the store had an outage (on_failure=closed, a missed deadline), never 429,
+ * and 500 for any other failure (a bad key, a closed store), as the Node and Go middleware do.
  * The decision is the exchange's attribute {@value #DECISION} for the handler.
  */
 public final class RateLimitFilter extends Filter {
@@ -39,7 +40,11 @@ public final class RateLimitFilter extends Filter {
     try {
       decision = limiter.tryAcquire(key.apply(exchange), cost.applyAsLong(exchange));
     } catch (RateLimitException e) {
-      send(exchange, 503, "Service Unavailable: rate limiter " + e.status() + "\n");
+      if (e.status().isOutage()) {
+        send(exchange, 503, "Service Unavailable: rate limiter store unreachable\n");
+      } else {
+        send(exchange, 500, "rate limiter failed: " + e.status().cName() + "\n");
+      }
       return;
     }
     exchange.setAttribute(DECISION, decision);

@@ -30,9 +30,10 @@ async function startServer({ url = 'memory://', port = 3000, limit = '5/1m', onF
     rateLimit(req, res, (err) => {
       if (err) {
         // The limiter failed other than by an outage (the middleware
-        // answers those with 503 itself): here, a closed store.
-        res.statusCode = 503;
-        res.end(`rate limiter unavailable: ${err.code}\n`);
+        // answers those with 503 itself): here, a closed store. 500, as
+        // Go's rlhttp answers them by default.
+        res.statusCode = 500;
+        res.end(`rate limiter failed: ${err.code}\n`);
         return;
       }
       res.setHeader('Content-Type', 'application/json');

@@ -21,6 +21,10 @@ type outageAnswer struct {
 }
 
 func answerDuringOutage(t *testing.T, onFailure rl.OnFailure) outageAnswer {
+	return answerDuringOutageWith(t, onFailure, Options{})
+}
+
+func answerDuringOutageWith(t *testing.T, onFailure rl.OnFailure, opts Options) outageAnswer {
 	t.Helper()
 	store, err := rl.Open(context.Background(), "redis://127.0.0.1:1")
 	if err != nil {
@@ -42,7 +46,7 @@ func answerDuringOutage(t *testing.T, onFailure rl.OnFailure) outageAnswer {
 		a.source = d.Source
 	})
 	rec := httptest.NewRecorder()
-	Middleware(lim, Options{})(next).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	Middleware(lim, opts)(next).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	a.code, a.header = rec.Code, rec.Header()
 	return a
 }
@@ -71,6 +75,17 @@ func TestOutageFailClosedIs503Not429(t *testing.T) {
 	a := answerDuringOutage(t, rl.FailClosed)
 	if a.code != http.StatusServiceUnavailable || a.passed {
 		t.Fatalf("%+v, want 503", a)
+	}
+}
+
+// An outage is the middleware's 503 whatever OnError does, as in the Node
+// middleware: OnError is for the other failures.
+func TestOutageIs503WithoutOnError(t *testing.T) {
+	called := false
+	onError := func(w http.ResponseWriter, _ *http.Request, _ error) { called = true }
+	a := answerDuringOutageWith(t, rl.FailClosed, Options{OnError: onError})
+	if a.code != http.StatusServiceUnavailable || called {
+		t.Fatalf("%+v (OnError called: %v), want the middleware's 503", a, called)
 	}
 }
 

@@ -3,22 +3,26 @@
 // with the RateLimit-Policy and RateLimit header fields of the IETF draft
 // "RateLimit header fields for HTTP" and Retry-After.
 //
+// The header fields are librl's (rl.HeaderFields, docs/http-headers.md):
+// the Node and Java bindings send the same bytes for the same decision.
+//
 // What a store outage does is the limiter's rl.Config.OnFailure
 // (docs/failure.md): FailOpen lets requests through (without RateLimit
 // headers: nothing was counted), FailLocal decides them in this process,
-// and FailClosed (the default) makes the call fail, which OnError answers
-// (503 Service Unavailable by default), never 429. The decision, its
-// Source included, is in the request's context for the next handler
+// and FailClosed (the default) makes the call fail with an outage
+// (rl.Status.IsOutage: a timeout, an unreachable store), which the
+// middleware answers 503 Service Unavailable, never 429. Every other
+// failure (a bad key, a closed store, refused credentials) goes to OnError,
+// as the Node middleware passes it to next(err). The decision, its Source
+// included, is in the request's context for the next handler
 // (DecisionFrom).
 package rlhttp
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"net"
 	"net/http"
-	"strings"
-	"time"
 
 	rl "github.com/rl-dev/rl/bindings/go"
 )
@@ -28,9 +32,10 @@ type Options struct {
 	// Key names whom a request counts against. Default: the client's IP
 	// address (the host of RemoteAddr).
 	Key func(*http.Request) string
-	// OnError answers when the limiter fails (Redis down, bad key...), in
-	// which case rl has neither admitted nor denied the request. Default:
-	// 503 Service Unavailable.
+	// OnError answers when the limiter fails with anything but an outage
+	// (a bad key, a closed store, refused credentials...), in which case rl
+	// has neither admitted nor denied the request. Default: 500 Internal
+	// Server Error. An outage is always 503 Service Unavailable.
 	OnError func(http.ResponseWriter, *http.Request, error)
 }
 
@@ -50,19 +55,30 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 	}
 	if opts.OnError == nil {
 		opts.OnError = func(w http.ResponseWriter, _ *http.Request, _ error) {
-			http.Error(w, "rate limiter unavailable", http.StatusServiceUnavailable)
+			http.Error(w, "rate limiter failed", http.StatusInternalServerError)
 		}
 	}
-	headers := newHeaders(lim)
+	name, limits := lim.Name(), lim.Limits()
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
 			if err != nil {
+				var rlErr *rl.Error
+				if errors.As(err, &rlErr) && rlErr.Status.IsOutage() {
+					http.Error(w, "Service Unavailable: rate limiter store unreachable", http.StatusServiceUnavailable)
+					return
+				}
 				opts.OnError(w, r, err)
 				return
 			}
-			if d.Source != rl.SourceFailOpen {
-				headers.set(w.Header(), d)
+			// None for a fail-open decision, which counted nothing.
+			fields, err := rl.HeaderFields(name, limits, d)
+			if err != nil {
+				opts.OnError(w, r, err)
+				return
+			}
+			for _, f := range fields {
+				w.Header().Set(f.Name, f.Value)
 			}
 			if !d.Allowed {
 				http.Error(w, "too many requests", http.StatusTooManyRequests)
@@ -81,43 +97,4 @@ func ClientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// headers writes the header fields of one limiter's decisions.
-type headers struct {
-	name   string     // the policy's name in the header fields
-	policy string     // RateLimit-Policy
-	limits []rl.Limit // as rl parsed them
-}
-
-func newHeaders(lim *rl.Limiter) headers {
-	h := headers{name: lim.Name(), limits: lim.Limits()}
-	items := make([]string, len(h.limits))
-	for i, l := range h.limits {
-		items[i] = fmt.Sprintf("%q;q=%d;w=%d", h.itemName(i), l.Limit, seconds(l.Window))
-	}
-	h.policy = strings.Join(items, ", ")
-	return h
-}
-
-// itemName names the i-th limit: the limiter's name, with "-i" when it
-// has several (as the Node middleware does).
-func (h headers) itemName(i int) string {
-	if len(h.limits) < 2 {
-		return h.name
-	}
-	return fmt.Sprintf("%s-%d", h.name, i)
-}
-
-func (h headers) set(header http.Header, d rl.Decision) {
-	header.Set("RateLimit-Policy", h.policy)
-	header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", h.itemName(d.LimitIndex), d.Remaining, seconds(d.ResetAfter)))
-	if !d.Allowed && d.RetryAfter != rl.Never {
-		header.Set("Retry-After", fmt.Sprint(seconds(d.RetryAfter)))
-	}
-}
-
-// seconds rounds d up to whole seconds, as the header fields count them.
-func seconds(d time.Duration) int64 {
-	return int64((d + time.Second - 1) / time.Second)
 }

@@ -2,6 +2,7 @@ package rlhttp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -58,15 +59,28 @@ func TestMiddlewareAnswers429WithRateLimitHeaders(t *testing.T) {
 	}
 }
 
-func TestMiddlewareFailsWith503WhenTheLimiterFails(t *testing.T) {
+// A failure that is not an outage (here a closed store) goes to OnError,
+// 500 by default, as the Node middleware passes it to next(err); only an
+// outage is 503 (failure_test.go).
+func TestMiddlewareSendsOtherFailuresToOnError(t *testing.T) {
 	store, _ := rl.Open(context.Background(), "memory://")
 	lim, _ := store.Limiter(rl.Config{Limit: "2/1m"})
 	defer lim.Close()
 	store.Close()
 	rec := httptest.NewRecorder()
 	Middleware(lim, Options{})(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-	if rec.Code != http.StatusServiceUnavailable {
-		t.Fatalf("got %d, want 503", rec.Code)
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("got %d, want 500", rec.Code)
+	}
+	var got error
+	onError := func(w http.ResponseWriter, _ *http.Request, err error) {
+		got = err
+		w.WriteHeader(http.StatusTeapot)
+	}
+	rec = httptest.NewRecorder()
+	Middleware(lim, Options{OnError: onError})(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if rec.Code != http.StatusTeapot || !errors.Is(got, rl.ErrShutdown) {
+		t.Fatalf("got %d and %v, want OnError's answer to ErrShutdown", rec.Code, got)
 	}
 }
 

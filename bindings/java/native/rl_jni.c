@@ -444,6 +444,82 @@ JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_limiterLimits(JNIEnv* env, jclas
   return array;
 }
 
+/* ------------------------------------------------------------------ */
+/* HTTP header fields */
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_headerName(JNIEnv* env, jclass cls, jint header) {
+  (void)cls;
+  const char* name = rl_header_name(header);
+  return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
+}
+
+/* rl_headers_render. limits: limit, window_us, burst for each (as
+ * limiterLimits gives them); decision: allowed, remaining, retry_after_us,
+ * reset_after_us, limit_index, source. Returns the value of each field,
+ * indexed by rl_header, null where the field is not sent. */
+JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jclass cls,
+                                                                jstring name, jlongArray limits,
+                                                                jlongArray decision) {
+  (void)cls;
+  if (name == NULL || limits == NULL || decision == NULL) {
+    throw_null(env, name == NULL ? "name" : limits == NULL ? "limits" : "decision");
+    return NULL;
+  }
+  jlong d[6];
+  if ((*env)->GetArrayLength(env, decision) != 6) {
+    throw_status(env, RL_E_INVALID_ARG, "decision: is not 6 numbers");
+    return NULL;
+  }
+  (*env)->GetLongArrayRegion(env, decision, 0, 6, d);
+  rl_decision given = RL_DECISION_INIT;
+  given.allowed = d[0] != 0;
+  given.remaining = d[1];
+  given.retry_after_us = d[2];
+  given.reset_after_us = d[3];
+  /* Out of int32's range is beyond any limiter's limits: librl names it. */
+  given.limit_index = d[4] > INT32_MAX ? INT32_MAX : d[4] < INT32_MIN ? INT32_MIN : (int32_t)d[4];
+  given.source = d[5] > INT32_MAX ? INT32_MAX : d[5] < INT32_MIN ? INT32_MIN : (int32_t)d[5];
+
+  jsize length = (*env)->GetArrayLength(env, limits);
+  size_t count = (size_t)length / 3;
+  rl_limit_info* info = calloc(count > 0 ? count : 1, sizeof(rl_limit_info));
+  jlong* numbers = calloc(length > 0 ? (size_t)length : 1, sizeof(jlong));
+  const char* chars = (*env)->GetStringUTFChars(env, name, NULL);
+  jobjectArray out = NULL;
+  char* values[RL_HEADER_COUNT] = {NULL};
+  rl_error* err = NULL;
+  if (info == NULL || numbers == NULL || chars == NULL) {
+    if (!(*env)->ExceptionCheck(env)) throw_status(env, RL_E_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  (*env)->GetLongArrayRegion(env, limits, 0, length, numbers);
+  for (size_t i = 0; i < count; i++) {
+    info[i].limit = numbers[3 * i];
+    info[i].window_us = numbers[3 * i + 1];
+    info[i].burst = numbers[3 * i + 2];
+  }
+  rl_status status = rl_headers_render(chars, info, count, &given, values, RL_HEADER_COUNT, &err);
+  if (!throw_if_failed(env, status, err)) {
+    out = (*env)->NewObjectArray(env, RL_HEADER_COUNT, string_class, NULL);
+    for (int i = 0; out != NULL && i < RL_HEADER_COUNT; i++) {
+      if (values[i] == NULL) continue;
+      jstring value = (*env)->NewStringUTF(env, values[i]);
+      if (value == NULL) {
+        out = NULL;
+        break;
+      }
+      (*env)->SetObjectArrayElement(env, out, i, value);
+      (*env)->DeleteLocalRef(env, value);
+    }
+  }
+done:
+  for (int i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(values[i]);
+  if (chars != NULL) (*env)->ReleaseStringUTFChars(env, name, chars);
+  free(numbers);
+  free(info);
+  return out;
+}
+
 /* One call, blocking: op is an rl_op or OP_ACQUIRE_WAIT (with wait_us). */
 JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jlong limiter,
                                                      jint op, jbyteArray key, jlong cost,

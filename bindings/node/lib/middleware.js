@@ -3,12 +3,16 @@
 // of `key(req)` from the limiter, leaves the decision on req.rateLimit
 // (its `source` says who decided: 'store', 'fail_open', 'local'), sets
 // RateLimit-Policy and RateLimit, and when denied answers 429 with
-// Retry-After itself.
+// Retry-After itself. The fields are librl's (docs/http-headers.md): the Go
+// and Java bindings send the same bytes.
 // What a store outage does is the limiter's on_failure setting
 // (docs/failure.md): 'open' lets the request through (without RateLimit
 // headers: nothing was counted), 'local' decides it in this process, and
-// 'closed' (the default) answers 503 Service Unavailable, never 429. Other
-// failures (bad input, a closed store) go to next(err).
+// 'closed' (the default) fails with an outage (rl_status_is_outage: a
+// timeout, an unreachable store), which the middleware answers 503 Service
+// Unavailable, never 429. Every other failure (bad input, a closed store,
+// refused credentials) goes to next(err), as Go's rlhttp gives it to
+// OnError.
 const native = require('./native');
 const { Limiter } = require('./limiter');
 const { RlError } = require('./errors');
@@ -40,9 +44,13 @@ function middleware({ limiter, key = clientAddress, cost = () => 1, ...rest } = 
       return;
     }
     req.rateLimit = decision;
-    if (decision.source !== 'fail_open') {
-      for (const [name, value] of Object.entries(headersFor(decision))) res.setHeader(name, value);
+    let headers;
+    try {
+      headers = headersFor(decision); // none for fail_open: nothing was counted
+    } catch (err) {
+      return next(err);
     }
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (decision.allowed) return next();
     res.statusCode = 429;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -1,28 +1,40 @@
 'use strict';
-// The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers):
-//   RateLimit-Policy: "api";q=100;w=60            one entry per limit
-//   RateLimit: "api";r=42;t=18                    the limit that decided
-// and Retry-After (seconds, RFC 9110) on a denial. Seconds are rounded up,
-// so a client that waits as told is never early.
+// The HTTP header fields of a limiter's decisions: RateLimit-Policy and
+// RateLimit (IETF draft "RateLimit header fields for HTTP") and Retry-After
+// on a denial that can be retried. librl renders them (rl_headers_render,
+// docs/http-headers.md), so the Node, Go and Java middlewares send the same
+// bytes for the same decision; this file only maps the call.
+const native = require('./native');
+const { sourceNames } = require('./decision');
 
-const ceilSeconds = (ms) => Math.ceil(ms / 1000);
+let names;
+const headerNames = () => (names ??= native.headerNames()); // rl_header_name, by rl_header
 
-// A header writer for one limiter: call it with each decision.
+// A decision's milliseconds as librl's microseconds (-1 stays "never").
+const us = (ms) => (ms < 0 ? -1 : Math.round(ms * 1000));
+
+// A header writer for one limiter ({ name, limits: [{ limit, windowUs }] },
+// as librl parsed them): call it with each decision; it returns
+// { field: value } of the fields to send (none for a fail-open decision,
+// which counted nothing). A decision no limiter of these limits could make
+// (a limitIndex beyond them) throws an RlError (RL_E_INVALID_ARG).
 function rateLimitHeaders(limiter) {
-  const { name } = limiter; // librl's, default included
-  const limits = limiter.limits; // as librl parsed them: no second parser here
-  const policyName = (i) => JSON.stringify(limits.length === 1 ? name : `${name}-${i}`);
-  const windowSeconds = (l) => Math.max(1, Math.ceil(l.windowUs / 1e6));
-  const policy = limits.map((l, i) => `${policyName(i)};q=${l.limit};w=${windowSeconds(l)}`).join(', ');
-
+  const { name, limits } = limiter;
   return function headersFor(decision) {
-    const headers = {
-      'RateLimit-Policy': policy,
-      RateLimit: `${policyName(decision.limitIndex)};r=${decision.remaining};t=${ceilSeconds(decision.resetAfterMs)}`,
-    };
-    if (!decision.allowed && decision.retryAfterMs >= 0) {
-      headers['Retry-After'] = String(Math.max(1, ceilSeconds(decision.retryAfterMs)));
-    }
+    const values = native.headersRender(
+      name,
+      limits,
+      decision.allowed,
+      decision.remaining,
+      us(decision.retryAfterMs),
+      us(decision.resetAfterMs),
+      decision.limitIndex,
+      sourceNames().indexOf(decision.source),
+    );
+    const headers = {};
+    values.forEach((value, header) => {
+      if (value !== null) headers[headerNames()[header]] = value;
+    });
     return headers;
   };
 }

@@ -3,6 +3,12 @@
 #include <napi.h>
 #include <rl/rl.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "addon_data.h"
 #include "args.h"
 #include "errors.h"
@@ -105,6 +111,55 @@ Napi::Value IsOutage(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), rl_status_is_outage(static_cast<int>(status)) != 0);
 }
 
+// Every header field name (rl_header_name), indexed by its rl_header value.
+Napi::Value HeaderNames(const Napi::CallbackInfo& info) {
+  Napi::Array names = Napi::Array::New(info.Env());
+  for (int header = 0; rl_header_name(header) != nullptr; ++header) {
+    names.Set(header, Napi::String::New(info.Env(), rl_header_name(header)));
+  }
+  return names;
+}
+
+// headersRender(name, [{limit, windowUs}, ...], allowed, remaining,
+// retryAfterUs, resetAfterUs, limitIndex, source) -> rl_headers_render: the
+// value of each header field, indexed by rl_header, null where not sent.
+Napi::Value HeadersRender(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string name = StringArg(info[0], "name");
+  if (!info[1].IsArray()) ThrowTypeError(env, "limits: must be an array of {limit, windowUs}");
+  Napi::Array given = info[1].As<Napi::Array>();
+  std::vector<rl_limit_info> limits;
+  for (uint32_t i = 0; i < given.Length(); ++i) {
+    Napi::Value limit = given.Get(i);
+    if (!limit.IsObject()) ThrowTypeError(env, "limits: must be an array of {limit, windowUs}");
+    Napi::Object l = limit.As<Napi::Object>();
+    limits.push_back({Int64Arg(l.Get("limit"), "limits[].limit"),
+                      Int64Arg(l.Get("windowUs"), "limits[].windowUs"), 0});
+  }
+  rl_decision decision = RL_DECISION_INIT;
+  decision.allowed = info[2].ToBoolean() ? 1 : 0;
+  decision.remaining = Int64Arg(info[3], "remaining");
+  decision.retry_after_us = Int64Arg(info[4], "retryAfterUs");
+  decision.reset_after_us = Int64Arg(info[5], "resetAfterUs");
+  // Out of int32's range is beyond any limiter's limits: librl names it.
+  decision.limit_index = static_cast<int32_t>(
+      std::clamp<int64_t>(Int64Arg(info[6], "limitIndex"), INT32_MIN, INT32_MAX));
+  decision.source =
+      static_cast<int32_t>(std::clamp<int64_t>(Int64Arg(info[7], "source"), INT32_MIN, INT32_MAX));
+  char* values[RL_HEADER_COUNT] = {};
+  rl_error* err = nullptr;
+  ThrowIfFailed(env,
+                rl_headers_render(name.c_str(), limits.data(), limits.size(), &decision, values,
+                                  RL_HEADER_COUNT, &err),
+                err);
+  Napi::Array out = Napi::Array::New(env, RL_HEADER_COUNT);
+  for (uint32_t i = 0; i < RL_HEADER_COUNT; ++i) {
+    out.Set(i, values[i] == nullptr ? env.Null() : Napi::String::New(env, values[i]));
+    rl_string_free(values[i]);
+  }
+  return out;
+}
+
 Napi::Object Ops(Napi::Env env) {
   Napi::Object ops = Napi::Object::New(env);
   ops.Set("acquire", Napi::Number::New(env, RL_OP_ACQUIRE));
@@ -138,6 +193,8 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("stats", Napi::Function::New(env, Store::Stats, "stats"));
   exports.Set("metrics", Napi::Function::New(env, Store::Metrics, "metrics"));
   exports.Set("isOutage", Napi::Function::New(env, IsOutage, "isOutage"));
+  exports.Set("headerNames", Napi::Function::New(env, HeaderNames, "headerNames"));
+  exports.Set("headersRender", Napi::Function::New(env, HeadersRender, "headersRender"));
   exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
   exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
   exports.Set("tryAcquire", Napi::Function::New(env, Limiter::TryAcquire, "tryAcquire"));

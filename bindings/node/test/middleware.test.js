@@ -6,7 +6,10 @@ const test = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
 const { startServer } = require(path.resolve(__dirname, '..', '..', '..', 'examples', 'node', 'http-server.js'));
+const fs = require('node:fs');
+const YAML = require('yaml');
 const { storeConfigs, withQuery } = require('./support/stores');
+const { rateLimitHeaders } = require('../lib/rate-limit-headers');
 
 async function get(port, urlPath, apiKey) {
   const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: { 'x-api-key': apiKey } });
@@ -58,11 +61,12 @@ for (const config of storeConfigs.filter((c) => c.inline)) {
       app.store.clock.advance(500000);
       assert.equal((await get(app.port, '/hello', alice)).status, 200);
 
-      // A limiter failure reaches the server's error path (here: 503).
+      // A failure other than an outage reaches the server's error path
+      // (here: 500, as Go's rlhttp answers by default).
       app.store.close();
       const failed = await get(app.port, '/hello', alice);
-      assert.equal(failed.status, 503);
-      assert.equal(failed.body, 'rate limiter unavailable: RL_E_SHUTDOWN\n');
+      assert.equal(failed.status, 500);
+      assert.equal(failed.body, 'rate limiter failed: RL_E_SHUTDOWN\n');
       assert.equal(failed.rateLimit, null);
     } finally {
       app.close();
@@ -150,4 +154,32 @@ test('failOpen moved to the limiter: the middleware says where', async (t) => {
   t.after(() => store.close());
   const limiter = store.limiter({ limit: '1/s' });
   assert.throws(() => rl.middleware({ limiter, failOpen: true }), { name: 'TypeError', message: /onFailure: 'open'/ });
+});
+
+// Every decision of conformance/http/headers.yaml, the table the C++, Go and
+// Java tests read too: the middleware's header writer sends exactly its
+// fields, byte for byte. Decisions come as JS has them (milliseconds).
+test('the header fields of every decision of the shared table', () => {
+  const file = path.join(__dirname, '..', '..', '..', 'conformance', 'http', 'headers.yaml');
+  const { cases } = YAML.parse(fs.readFileSync(file, 'utf8'));
+  assert.ok(cases.length >= 20, `${file} has ${cases.length} cases`);
+  const ms = (us) => (us < 0 ? -1 : us / 1000);
+  for (const c of cases) {
+    const limiter = { name: c.limiter.name, limits: c.limiter.limits.map((l) => ({ limit: l.limit, windowUs: l.window_us })) };
+    const d = c.decision;
+    const decision = {
+      allowed: d.allowed,
+      remaining: d.remaining,
+      retryAfterMs: ms(d.retry_after_us),
+      resetAfterMs: ms(d.reset_after_us),
+      limitIndex: d.limit_index,
+      source: d.source,
+    };
+    const headersFor = rateLimitHeaders(limiter);
+    if (c.error !== undefined) {
+      assert.throws(() => headersFor(decision), (err) => err.code === 'RL_E_INVALID_ARG' && err.message.includes(c.error), c.name);
+      continue;
+    }
+    assert.deepEqual(headersFor(decision), c.headers, c.name);
+  }
 });

@@ -46,7 +46,7 @@ extern "C" {
 #define RL_VERSION_MAJOR 1
 #define RL_VERSION_MINOR 6
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.5.0"
+#define RL_VERSION_STRING "1.6.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -89,13 +89,18 @@ typedef enum rl_status {
  * not a status. Static storage; thread-safe. */
 RL_API const char* rl_status_name(int status);
 
+/* 1.6. What a status means, in one line ("the store (Redis) could not be
+ * reached"), or NULL for a value that is not a status. From the table that
+ * names statuses. Static storage; thread-safe. */
+RL_API const char* rl_status_description(int status);
+
 /* 1 when status means the store had an outage (RL_E_BACKEND_UNAVAILABLE,
  * RL_E_TIMEOUT): the failures the on_failure setting and the circuit
  * breaker act on. Bad input, RL_E_AUTH, RL_E_BACKEND_ERROR and
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.5.0" of the library loaded at run time. Static storage. */
+/* "1.6.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -306,7 +311,8 @@ RL_API size_t rl_store_format_metrics(rl_store* store, char* buf, size_t capacit
  * allocates: free it with rl_string_free. NULL for a NULL store or when
  * memory ran out. Thread-safe. */
 RL_API char* rl_store_metrics(rl_store* store);
-/* 1.5. Frees a string rl allocated (rl_store_metrics). NULL is harmless. */
+/* 1.5. Frees a string rl allocated (rl_store_metrics, rl_headers_render).
+ * NULL is harmless. */
 RL_API void rl_string_free(char* text);
 
 #define RL_NODE_BREAKER_VERSION 1
@@ -509,6 +515,52 @@ RL_API rl_status rl_limiter_acquire_batch_each(rl_limiter* limiter, const rl_req
                                                size_t count, rl_decision* decisions,
                                                rl_status* statuses, rl_error** errors,
                                                rl_error** err);
+
+/* ------------------------------------------------------------------ */
+/* 1.6. HTTP header fields (docs/http-headers.md): the IETF draft
+ * "RateLimit header fields for HTTP" and Retry-After, written here once
+ * for every binding's middleware:
+ *   RateLimit-Policy: "api";q=100;w=60      one item per limit
+ *   RateLimit: "api";r=42;t=18              the limit that decided
+ *   Retry-After: 18                         a denial that can be retried
+ * An item is named after the limiter ("name-0", "name-1", ... when it has
+ * several limits), as an RFC 9651 string: in double quotes, with a
+ * backslash before " and before a backslash; a name with a byte outside
+ * printable ASCII is refused. Seconds are rounded up (a client that waits
+ * as told is never early); w is at least 1 for any window, t is 0 only
+ * when the key is at full capacity, and Retry-After is at least 1 (a
+ * denial never says "retry now"). */
+
+/* The fields, in the order a response carries them. */
+typedef enum rl_header {
+  RL_HEADER_RATELIMIT_POLICY = 0,
+  RL_HEADER_RATELIMIT = 1,
+  RL_HEADER_RETRY_AFTER = 2
+} rl_header;
+
+/* Number of header values; valid headers are 0 .. RL_HEADER_COUNT - 1. */
+#define RL_HEADER_COUNT 3
+
+/* 1.6. The field name of a header ("RateLimit-Policy", "RateLimit",
+ * "Retry-After"), or NULL for a value that is not a header. Static
+ * storage; thread-safe. */
+RL_API const char* rl_header_name(int header);
+
+/* 1.6. Renders the header field values of decision (its version set; a
+ * version 1 decision is of limit 0) for a limiter named name (NUL-
+ * terminated) with limits[0 .. limit_count - 1] (as rl_limiter_name and
+ * rl_limiter_limits give them; burst is not shown). values has count
+ * elements, indexed by rl_header: on RL_OK values[i] is a new NUL-terminated
+ * string, freed with rl_string_free, or NULL where the field is not sent
+ * (Retry-After of an admission or of a request that can never be admitted;
+ * every field of an RL_SOURCE_FAIL_OPEN decision, which counted nothing);
+ * elements from RL_HEADER_COUNT on are NULL. On failure every element is
+ * NULL: RL_E_INVALID_ARG names what was wrong (no limits, a limit_index
+ * beyond them, a negative count, a name that cannot be quoted). values may
+ * be NULL when count is 0. Thread-safe. */
+RL_API rl_status rl_headers_render(const char* name, const rl_limit_info* limits,
+                                   size_t limit_count, const rl_decision* decision, char** values,
+                                   size_t count, rl_error** err);
 
 /* ------------------------------------------------------------------ */
 /* Asynchronous calls */

@@ -60,6 +60,15 @@ final class Native {
   /** rl_limiter_limits: limit, window_us, burst for each limit, in order. */
   static native long[] limiterLimits(long limiter);
 
+  static native String headerName(int header);
+
+  /**
+   * rl_headers_render. limits: limit, window_us, burst for each (as {@link #limiterLimits} gives
+   * them); decision: allowed (0 or 1), remaining, retry_after_us (-1: never), reset_after_us,
+   * limit_index, source. The value of each field by rl_header, null where not sent.
+   */
+  static native String[] headersRender(String name, long[] limits, long[] decision);
+
   static native long[] call(
       long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs);
 

@@ -7,35 +7,44 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The HTTP header fields of one limiter's decisions, as rl's Node and Go middleware write them: the
- * IETF draft "RateLimit header fields for HTTP"
+ * The HTTP header fields of one limiter's decisions: the IETF draft "RateLimit header fields for
+ * HTTP"
  *
  * <pre>
  *   RateLimit-Policy: "api";q=100;w=60      one item per limit
  *   RateLimit: "api";r=42;t=18              the limit that decided
  * </pre>
  *
- * and {@code Retry-After} (seconds, RFC 9110) on a denial that can be retried. Seconds are rounded
- * up, so a client that waits as told is never early. Items are named after the limiter ({@code
- * name-i} when it has several limits). Framework-free: any server sets the map it returns.
+ * and {@code Retry-After} (seconds, RFC 9110) on a denial that can be retried. librl renders them
+ * (rl_headers_render; docs/http-headers.md states the rule), so the Node and Go middleware send
+ * the same bytes for the same decision. Framework-free: any server sets the map it returns.
  */
 public final class RateLimitHeaders {
+  private final String name;
+  private final long[] limits; // limit, window_us, burst for each, as Native.limiterLimits has them
   private final String policy;
-  private final String[] itemNames;
 
   public RateLimitHeaders(RateLimiter limiter) {
-    Objects.requireNonNull(limiter, "limiter");
-    List<Limit> limits = limiter.limits();
-    itemNames = new String[limits.size()];
-    StringBuilder items = new StringBuilder();
+    this(Objects.requireNonNull(limiter, "limiter").name(), limiter.limits());
+  }
+
+  /**
+   * The fields of a limiter named {@code name} with {@code limits} (as {@link RateLimiter#name}
+   * and {@link RateLimiter#limits} give them).
+   *
+   * @throws RateLimitException (INVALID_ARG) for a name that cannot be quoted or no limits
+   */
+  public RateLimitHeaders(String name, List<Limit> limits) {
+    this.name = Objects.requireNonNull(name, "name");
+    this.limits = new long[3 * limits.size()];
     for (int i = 0; i < limits.size(); i++) {
-      itemNames[i] = quoted(limits.size() == 1 ? limiter.name() : limiter.name() + "-" + i);
-      if (i > 0) items.append(", ");
       Limit limit = limits.get(i);
-      items.append(itemNames[i]).append(";q=").append(limit.limit());
-      items.append(";w=").append(Math.max(1, seconds(limit.window())));
+      this.limits[3 * i] = limit.limit();
+      this.limits[3 * i + 1] = micros(limit.window());
+      this.limits[3 * i + 2] = limit.burst();
     }
-    policy = items.toString();
+    // The policy does not depend on the decision: any one of this limiter renders it.
+    policy = render(true, 0, 0, 0, 0, Source.STORE)[0];
   }
 
   /** The RateLimit-Policy value: every limit of the limiter. */
@@ -46,30 +55,43 @@ public final class RateLimitHeaders {
   /**
    * The fields for one decision, in order: RateLimit-Policy, RateLimit, and Retry-After when it
    * was denied and can be retried. A fail-open decision counted nothing, so it gets none (an empty
-   * map), as in the Node and Go middleware.
+   * map).
+   *
+   * @throws RateLimitException (INVALID_ARG) for a decision no limiter of these limits could make
+   *     (a limit index beyond them)
    */
   public Map<String, String> of(Decision decision) {
+    String[] values =
+        render(
+            decision.allowed(),
+            decision.remaining(),
+            decision.retryAfter().equals(Decision.NEVER) ? -1 : micros(decision.retryAfter()),
+            micros(decision.resetAfter()),
+            decision.limitIndex(),
+            decision.source());
     Map<String, String> fields = new LinkedHashMap<>();
-    if (decision.source() == Source.FAIL_OPEN) return fields;
-    int index = Math.min(Math.max(decision.limitIndex(), 0), itemNames.length - 1);
-    fields.put("RateLimit-Policy", policy);
-    fields.put(
-        "RateLimit",
-        itemNames[index] + ";r=" + decision.remaining() + ";t=" + seconds(decision.resetAfter()));
-    if (!decision.allowed() && !decision.retryAfter().equals(Decision.NEVER)) {
-      fields.put("Retry-After", Long.toString(Math.max(1, seconds(decision.retryAfter()))));
+    for (int header = 0; header < values.length; header++) {
+      if (values[header] != null) fields.put(Native.headerName(header), values[header]);
     }
     return fields;
   }
 
-  /** d in whole seconds, rounded up. */
-  private static long seconds(Duration d) {
-    long s = d.getSeconds();
-    return d.getNano() > 0 ? s + 1 : s;
+  private String[] render(
+      boolean allowed,
+      long remaining,
+      long retryAfterUs,
+      long resetAfterUs,
+      int limitIndex,
+      Source source) {
+    long[] decision = {
+      allowed ? 1 : 0, remaining, retryAfterUs, resetAfterUs, limitIndex, source.ordinal()
+    };
+    return Native.headersRender(name, limits, decision);
   }
 
-  /** A structured-field string: in quotes, with backslash and quote escaped. */
-  private static String quoted(String name) {
-    return '"' + name.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+  /** d in whole microseconds, rounded up (rl counts microseconds). */
+  private static long micros(Duration d) {
+    long us = Math.multiplyExact(d.getSeconds(), 1_000_000L);
+    return d.getNano() % 1000 > 0 ? us + d.getNano() / 1000 + 1 : us + d.getNano() / 1000;
   }
 }
