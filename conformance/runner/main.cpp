@@ -55,8 +55,8 @@ void report(Tally& tally, const std::string& file, const std::string& name,
   }
 }
 
-void run_file(const std::string& path, const std::string& base_url,
-              const std::string& alternate_url, Tally& tally) {
+void run_file(const conformance::Schema& schema, const std::string& path,
+              const std::string& base_url, const std::string& alternate_url, Tally& tally) {
   const std::string file = base_name(path);
   YAML::Node cases;
   try {
@@ -75,7 +75,7 @@ void run_file(const std::string& path, const std::string& base_url,
       try {
         const int number = tally.passed + tally.failed;
         const bool alternates = !alternate_url.empty() && file != "suppressed.yaml";
-        failure = conformance::run_case(c, case_url(base_url, number),
+        failure = conformance::run_case(schema, c, case_url(base_url, number),
                                         alternates ? case_url(alternate_url, number) : "");
       } catch (const conformance::BadCase& e) {
         failure = std::string("bad case: ") + e.what();
@@ -108,8 +108,10 @@ int main(int argc, char** argv) {
       files.push_back(arg);
     }
   }
+  // The case format, from the source tree (conformance/schema/schema.yaml).
+  const conformance::Schema schema(RL_CONFORMANCE_SCHEMA);
   Tally tally;
-  for (const std::string& f : files) run_file(f, url, alternate_url, tally);
+  for (const std::string& f : files) run_file(schema, f, url, alternate_url, tally);
   std::cout << tally.passed << " passed, " << tally.failed << " failed\n";
   return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
 }

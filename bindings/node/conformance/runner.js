@@ -9,45 +9,77 @@ const path = require('path');
 const YAML = require('yaml');
 const rl = require('..');
 
-const CASE_FIELDS = new Set(['name', 'limiter', 'clock', 'error', 'message_contains', 'steps']);
-const VERBS = new Set(['acquire', 'peek', 'refund', 'reset', 'advance']);
-const STEP_MODIFIERS = new Set(['repeat', 'each', 'expect', 'error', 'message_contains', 'allowed_count']);
-const REQUEST_FIELDS = new Set(['key', 'key_hex', 'key_len', 'cost']);
-const DECISION_FIELDS = new Set([
-  'allowed', 'limit', 'remaining', 'retry_after_us', 'reset_after_us', 'limit_index', 'suppression_factor',
-]);
+// The case format (conformance/schema/schema.yaml): every case is checked
+// against it before it runs.
+const SCHEMA_DIR = path.resolve(__dirname, '..', '..', '..', 'conformance', 'schema');
+const SCHEMA = YAML.parse(fs.readFileSync(path.join(SCHEMA_DIR, 'schema.yaml'), 'utf8'), { schema: 'failsafe' });
+const { scalars: SCALARS, records: RECORDS } = SCHEMA;
 
 // A mistake in a case file, as opposed to a failure of rl.
 class BadCase extends Error {}
 
 const isMap = (node) => node !== null && typeof node === 'object' && !Array.isArray(node);
+const isTrue = (spec, attribute) => spec?.[attribute] === 'true';
 
-function checkFields(map, known, where) {
-  if (!isMap(map)) throw new BadCase(`${where} must be a map`);
-  for (const field of Object.keys(map)) {
-    if (!known.has(field)) throw new BadCase(`${where}: unknown field '${field}'`);
+// value checked against the schema's type, with its defaults filled in.
+function check(value, type, where) {
+  if (SCALARS[type] !== undefined) {
+    if (typeof value !== 'string' || !new RegExp(`^(?:${SCALARS[type]})$`).test(value)) {
+      throw new BadCase(`${where}: '${value}' is not ${type === 'int64' ? 'an' : 'a'} ${type}`);
+    }
+    return value;
   }
+  const record = RECORDS[type];
+  if (!isMap(value)) throw new BadCase(`${where} must be a map`);
+  const fields = record.fields ?? {};
+  for (const [field, item] of Object.entries(value)) {
+    const spec = fields[field] ?? (record.any_field ? { type: record.any_field } : undefined);
+    if (!spec) throw new BadCase(`${where}: unknown field '${field}'`);
+    const at = `${where}.${field}`;
+    if (isTrue(spec, 'list')) {
+      if (!Array.isArray(item)) throw new BadCase(`${at} must be a list`);
+      value[field] = item.map((x, i) => check(x, spec.type, `${at}[${i + 1}]`));
+    } else {
+      value[field] = check(item, spec.type, at);
+    }
+    if (spec.with && value[spec.with] === undefined) throw new BadCase(`${at} without ${spec.with}`);
+  }
+  for (const [field, spec] of Object.entries(fields)) {
+    if (isTrue(spec, 'required') && value[field] === undefined) throw new BadCase(`${where}: no ${field}`);
+  }
+  for (const [rule, fits] of [['exactly_one_of', (n) => n === 1], ['at_most_one_of', (n) => n <= 1]]) {
+    if (record[rule] && !fits(record[rule].filter((f) => value[f] !== undefined).length)) {
+      throw new BadCase(`${where}: ${rule.replaceAll('_', ' ')} ${record[rule].join(', ')}`);
+    }
+  }
+  if (Object.values(fields).some((spec) => isTrue(spec, 'verb'))) {
+    const verbs = Object.keys(value).filter((f) => isTrue(fields[f], 'verb'));
+    if (verbs.length !== 1) throw new BadCase(`${where}: needs exactly one verb`);
+    const checks = Object.keys(value).filter((f) => isTrue(fields[f], 'of_decision'));
+    if (checks.length && !isTrue(fields[verbs[0]], 'decides')) {
+      throw new BadCase(`${where}: ${verbs[0]} returns no decision for ${checks[0]}`);
+    }
+  }
+  for (const [field, spec] of Object.entries(fields)) {
+    if (spec.default !== undefined && value[field] === undefined) value[field] = spec.default;
+  }
+  return value;
 }
+
+const verbOf = (step) => Object.keys(step).find((f) => isTrue(RECORDS.step.fields[f], 'verb'));
 
 // An int64 scalar: a Number when it is safe, else a BigInt.
 function toInt(text, what) {
-  if (typeof text !== 'string' || !/^-?\d+$/.test(text)) throw new BadCase(`${what}: '${text}' is not an int64`);
   const value = BigInt(text);
   if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new BadCase(`${what}: '${text}' is not an int64`);
   return Number.isSafeInteger(Number(value)) ? Number(value) : value;
 }
 
-// A number (suppression_factor: multiples of 2^-24, exact in a double).
-function toNumber(text, what) {
-  const value = typeof text === 'string' && text.trim() !== '' ? Number(text) : NaN;
-  if (Number.isNaN(value)) throw new BadCase(`${what}: '${text}' is not a number`);
-  return value;
-}
-
-function toBool(text, what) {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw new BadCase(`${what}: '${text}' is not true or false`);
+// A checked scalar as the value its type names.
+function typed(text, type, what) {
+  if (type === 'int64') return toInt(text, what);
+  if (type === 'number') return Number(text);
+  return type === 'bool' ? text === 'true' : text;
 }
 
 // A decision as the format names its fields (durations in microseconds).
@@ -71,16 +103,10 @@ function describe(d) {
 
 // '' when the fields listed in expect match the decision.
 function compareDecision(expect, decision, where) {
-  checkFields(expect, DECISION_FIELDS, where);
   const got = formatFields(decision);
   const diffs = [];
   for (const [field, text] of Object.entries(expect)) {
-    const want =
-      field === 'allowed'
-        ? toBool(text, `${where}.allowed`)
-        : field === 'suppression_factor'
-          ? toNumber(text, `${where}.${field}`)
-          : toInt(text, `${where}.${field}`);
+    const want = typed(text, RECORDS.decision.fields[field].type, `${where}.${field}`);
     if (want !== got[field]) diffs.push(`${field}: expected ${want}, got ${got[field]}`);
   }
   return diffs.length === 0 ? '' : `${diffs.join(', ')} in ${describe(decision)}`;
@@ -92,7 +118,6 @@ function compareStatus(node, outcome) {
   const failure = outcome.error;
   if (failure !== undefined && !(failure instanceof rl.RlError)) throw failure;
   if (error === undefined) {
-    if (contains !== undefined) throw new BadCase('message_contains without error');
     return failure ? `expected success, got ${failure.code}: ${failure.message}` : '';
   }
   if (!failure) return `expected ${error}, got RL_OK`;
@@ -112,13 +137,8 @@ async function outcomeOf(work) {
 }
 
 function keyOf(request, where) {
-  const given = ['key', 'key_hex', 'key_len'].filter((f) => request[f] !== undefined);
-  if (given.length > 1) throw new BadCase(`${where}: give only one of key, key_hex, key_len`);
   if (request.key !== undefined) return request.key;
-  if (request.key_hex !== undefined) {
-    if (!/^([0-9a-fA-F]{2})*$/.test(request.key_hex)) throw new BadCase(`${where}.key_hex: '${request.key_hex}' is not hex`);
-    return Buffer.from(request.key_hex, 'hex');
-  }
+  if (request.key_hex !== undefined) return Buffer.from(request.key_hex, 'hex');
   if (request.key_len !== undefined) {
     const length = toInt(request.key_len, `${where}.key_len`);
     if (typeof length !== 'number' || length < 0 || length > 2 ** 20) throw new BadCase(`${where}.key_len: out of range`);
@@ -132,33 +152,18 @@ function call(store, limiter, verb, args, where) {
     const delta = toInt(args, where);
     return outcomeOf(async () => store.clock.advance(delta));
   }
-  const request = args ?? {};
-  checkFields(request, REQUEST_FIELDS, where);
-  const key = keyOf(request, where);
-  if (verb === 'reset') {
-    if (request.cost !== undefined) throw new BadCase(`${where}: reset takes no cost`);
-    return outcomeOf(() => limiter.reset(key));
-  }
-  const cost = request.cost === undefined ? 1 : toInt(request.cost, `${where}.cost`);
+  const key = keyOf(args, where);
+  if (verb === 'reset') return outcomeOf(() => limiter.reset(key));
+  const cost = toInt(args.cost, `${where}.cost`);
   return outcomeOf(() => limiter[verb](key, cost));
 }
 
 async function runSteps(store, limiter, steps) {
-  if (!Array.isArray(steps)) throw new BadCase('steps must be a list');
   for (const [index, step] of steps.entries()) {
-    const number = index + 1;
-    if (!isMap(step)) throw new BadCase(`step ${number} must be a map`);
-    const verbs = Object.keys(step).filter((f) => VERBS.has(f));
-    const unknown = Object.keys(step).find((f) => !VERBS.has(f) && !STEP_MODIFIERS.has(f));
-    if (unknown) throw new BadCase(`step ${number}: unknown field '${unknown}'`);
-    if (verbs.length !== 1) throw new BadCase(`step ${number}: needs exactly one verb`);
-    const verb = verbs[0];
-    const where = `step ${number} (${verb})`;
-    const repeat = step.repeat === undefined ? 1 : toInt(step.repeat, `${where}.repeat`);
+    const verb = verbOf(step);
+    const where = `step ${index + 1} (${verb})`;
+    const repeat = toInt(step.repeat, `${where}.repeat`);
     if (!(repeat >= 1)) throw new BadCase(`${where}.repeat must be at least 1`);
-    if (!['acquire', 'peek', 'refund'].includes(verb) && (step.expect || step.each || step.allowed_count)) {
-      throw new BadCase(`${where}: ${verb} returns no decision to expect`);
-    }
     let allowed = 0; // over the repeats, for allowed_count
     for (let i = 1; i <= repeat; i++) {
       const at = repeat === 1 ? where : `${where} #${i} of ${repeat}`;
@@ -183,17 +188,13 @@ async function runSteps(store, limiter, steps) {
 
 // Runs one case on a fresh store at url; '' when it passed, else what differed.
 async function runCase(testCase, url, openOptions) {
-  checkFields(testCase, CASE_FIELDS, 'case');
+  check(testCase, 'case', 'case');
   const opened = await outcomeOf(() => rl.open(url, undefined, openOptions));
   if (opened.error) return `store ${url}: ${opened.error.code}: ${opened.error.message}`;
   const store = opened.value;
   try {
-    const start = testCase.clock === undefined ? 0 : toInt(testCase.clock, 'clock');
-    store.clock.set(start);
+    store.clock.set(toInt(testCase.clock, 'clock'));
     const setupFails = testCase.error !== undefined;
-    if (setupFails && testCase.steps) throw new BadCase('a case with error has no steps');
-    if (!setupFails && !testCase.steps) throw new BadCase('a case needs steps or an error');
-    if (!isMap(testCase.limiter)) throw new BadCase('limiter must be a map');
     const made = await outcomeOf(async () => store.limiter(testCase.limiter));
     const setupDiff = compareStatus(testCase, made);
     if (setupDiff) return `limiter: ${setupDiff}`;
@@ -247,4 +248,4 @@ const defaultFiles = () => {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => path.join(dir, f));
 };
 
-module.exports = { loadCases, runLoaded, caseUrl, defaultFiles };
+module.exports = { SCHEMA_DIR, loadCases, runLoaded, caseUrl, defaultFiles };

@@ -5,7 +5,8 @@
 // ends in "N passed, N failed".
 const test = require('node:test');
 const assert = require('node:assert');
-const { loadCases, runLoaded, caseUrl, defaultFiles } = require('../conformance/runner');
+const path = require('path');
+const { SCHEMA_DIR, loadCases, runLoaded, caseUrl, defaultFiles } = require('../conformance/runner');
 const { storeConfigs, noRedis } = require('./support/stores');
 
 const cases = defaultFiles().flatMap(loadCases);
@@ -29,3 +30,14 @@ for (const config of storeConfigs) {
     t.diagnostic(`conformance on ${config.label}: ${passed} passed, ${failed} failed`);
   });
 }
+
+// conformance/schema/unknown_fields.yaml: each case is refused before it
+// runs, naming the field the schema does not know.
+test('a case with a field the schema does not know is refused', async (t) => {
+  for (const loaded of loadCases(path.join(SCHEMA_DIR, 'unknown_fields.yaml'))) {
+    const failure = await runLoaded(loaded, caseUrl('memory://', 0), { inline: true });
+    await t.test(`${loaded.file}: ${loaded.name}`, () =>
+      assert.match(failure, /^bad case: .*unknown field 'bogus_/, `${loaded.file}: ${loaded.name}: ${failure}`),
+    );
+  }
+});

@@ -23,53 +23,77 @@ import yaml
 import rl
 
 ROOT = Path(__file__).resolve().parents[3]
-CASE_FIELDS = {"name", "limiter", "clock", "error", "message_contains", "steps"}
-VERBS = {"acquire", "peek", "refund", "reset", "advance"}
-STEP_MODIFIERS = {"repeat", "each", "expect", "error", "message_contains", "allowed_count"}
-REQUEST_FIELDS = {"key", "key_hex", "key_len", "cost"}
-DECISION_FIELDS = {
-    "allowed",
-    "limit",
-    "remaining",
-    "retry_after_us",
-    "reset_after_us",
-    "limit_index",
-    "suppression_factor",
-}
+SCHEMA_DIR = ROOT / "conformance" / "schema"
+# The case format (conformance/schema/schema.yaml): every case is checked
+# against it before it runs.
+SCHEMA = yaml.load((SCHEMA_DIR / "schema.yaml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+SCALARS, RECORDS = SCHEMA["scalars"], SCHEMA["records"]
 
 
 class BadCase(Exception):
     """A mistake in a case file, as opposed to a failure of rl."""
 
 
-def check_fields(node: Any, known: set, where: str) -> None:
-    if not isinstance(node, dict):
+def check(value: Any, type_: str, where: str) -> Any:
+    """value checked against the schema's type_, with its defaults filled in."""
+    if type_ in SCALARS:
+        if not isinstance(value, str) or not re.fullmatch(SCALARS[type_], value):
+            raise BadCase(f"{where}: {value!r} is not {'an' if type_ == 'int64' else 'a'} {type_}")
+        return value
+    record = RECORDS[type_]
+    if not isinstance(value, dict):
         raise BadCase(f"{where} must be a map")
-    for field in node:
-        if field not in known:
+    fields = record.get("fields", {})
+    for field, item in value.items():
+        spec = fields.get(field) or ({"type": record["any_field"]} if "any_field" in record else None)
+        if spec is None:
             raise BadCase(f"{where}: unknown field {field!r}")
+        at = f"{where}.{field}"
+        if spec.get("list") == "true":
+            if not isinstance(item, list):
+                raise BadCase(f"{at} must be a list")
+            value[field] = [check(x, spec["type"], f"{at}[{i}]") for i, x in enumerate(item, 1)]
+        else:
+            value[field] = check(item, spec["type"], at)
+        if "with" in spec and spec["with"] not in value:
+            raise BadCase(f"{at} without {spec['with']}")
+    for field, spec in fields.items():
+        if spec.get("required") == "true" and field not in value:
+            raise BadCase(f"{where}: no {field}")
+    for rule, fits in (("exactly_one_of", lambda n: n == 1), ("at_most_one_of", lambda n: n <= 1)):
+        if rule in record and not fits(sum(f in value for f in record[rule])):
+            raise BadCase(f"{where}: {rule.replace('_', ' ')} {', '.join(record[rule])}")
+    verbs = [f for f in value if fields.get(f, {}).get("verb") == "true"]
+    if any(s.get("verb") == "true" for s in fields.values()):
+        if len(verbs) != 1:
+            raise BadCase(f"{where}: needs exactly one verb")
+        checks = [f for f in value if fields[f].get("of_decision") == "true"]
+        if checks and fields[verbs[0]].get("decides") != "true":
+            raise BadCase(f"{where}: {verbs[0]} returns no decision for {checks[0]}")
+    for field, spec in fields.items():
+        if "default" in spec:
+            value.setdefault(field, spec["default"])
+    return value
 
 
-def to_int(text: Any, what: str) -> int:
-    if not isinstance(text, str) or not re.fullmatch(r"-?\d+", text):
-        raise BadCase(f"{what}: {text!r} is not an int64")
+def verb_of(step: dict) -> str:
+    return next(f for f in step if RECORDS["step"]["fields"][f].get("verb") == "true")
+
+
+def to_int(text: str, what: str) -> int:
     value = int(text)
     if not -(2**63) <= value < 2**63:
         raise BadCase(f"{what}: {text!r} is not an int64")
     return value
 
 
-def to_float(text: Any, what: str) -> float:
-    try:
+def typed(text: str, type_: str, what: str) -> Any:
+    """A checked scalar as the Python value its type names."""
+    if type_ == "int64":
+        return to_int(text, what)
+    if type_ == "number":
         return float(text)
-    except (TypeError, ValueError):
-        raise BadCase(f"{what}: {text!r} is not a number") from None
-
-
-def to_bool(text: Any, what: str) -> bool:
-    if text in ("true", "false"):
-        return text == "true"
-    raise BadCase(f"{what}: {text!r} is not true or false")
+    return text == "true" if type_ == "bool" else text
 
 
 def fields_of(d: rl.Decision) -> dict:
@@ -84,17 +108,11 @@ def fields_of(d: rl.Decision) -> dict:
     }
 
 
-def compare_decision(expect: Any, decision: rl.Decision, where: str) -> str:
-    check_fields(expect, DECISION_FIELDS, where)
+def compare_decision(expect: dict, decision: rl.Decision, where: str) -> str:
     got = fields_of(decision)
     diffs = []
     for field, text in expect.items():
-        if field == "allowed":
-            want: Any = to_bool(text, f"{where}.allowed")
-        elif field == "suppression_factor":
-            want = to_float(text, f"{where}.{field}")
-        else:
-            want = to_int(text, f"{where}.{field}")
+        want = typed(text, RECORDS["decision"]["fields"][field]["type"], f"{where}.{field}")
         if want != got[field]:
             diffs.append(f"{field}: expected {want}, got {got[field]}")
     return "" if not diffs else f"{', '.join(diffs)} in {got}"
@@ -106,8 +124,6 @@ def compare_status(node: dict, failure: Optional[BaseException]) -> str:
         raise failure  # a TypeError or a crash of the runner: not a case result
     error, contains = node.get("error"), node.get("message_contains")
     if error is None:
-        if contains is not None:
-            raise BadCase("message_contains without error")
         return "" if failure is None else f"expected success, got {failure}"
     if failure is None:
         return f"expected {error}, got RL_OK"
@@ -119,22 +135,14 @@ def compare_status(node: dict, failure: Optional[BaseException]) -> str:
 
 
 def key_of(request: dict, where: str) -> str | bytes:
-    given = [f for f in ("key", "key_hex", "key_len") if f in request]
-    if len(given) > 1:
-        raise BadCase(f"{where}: give only one of key, key_hex, key_len")
-    if "key" in request:
-        return request["key"]
     if "key_hex" in request:
-        try:
-            return bytes.fromhex(request["key_hex"])
-        except ValueError as e:
-            raise BadCase(f"{where}.key_hex: {request['key_hex']!r} is not hex") from e
+        return bytes.fromhex(request["key_hex"])
     if "key_len" in request:
         length = to_int(request["key_len"], f"{where}.key_len")
         if not 0 <= length <= 2**20:
             raise BadCase(f"{where}.key_len: out of range")
         return "x" * length
-    return ""
+    return request.get("key", "")
 
 
 class Runner:
@@ -147,43 +155,27 @@ class Runner:
             if verb == "advance":
                 store.clock_advance(to_int(args, where))
                 return None, None
-            request = args if args is not None else {}
-            check_fields(request, REQUEST_FIELDS, where)
-            key = key_of(request, where)
+            key = key_of(args, where)
             if verb == "reset":
-                if "cost" in request:
-                    raise BadCase(f"{where}: reset takes no cost")
                 if self.use_async:
                     await limiter.areset(key)
                 else:
                     limiter.reset(key)
                 return None, None
-            cost = 1 if "cost" not in request else to_int(request["cost"], f"{where}.cost")
+            cost = to_int(args["cost"], f"{where}.cost")
             method = getattr(limiter, ("a" if self.use_async else "") + verb)
             result = method(key, cost)
             return (await result if self.use_async else result), None
         except rl.RateLimitError as failure:
             return None, failure
 
-    async def steps(self, store: rl.Store, limiter: rl.Limiter, steps: Any) -> str:
-        if not isinstance(steps, list):
-            raise BadCase("steps must be a list")
+    async def steps(self, store: rl.Store, limiter: rl.Limiter, steps: list) -> str:
         for number, step in enumerate(steps, 1):
-            if not isinstance(step, dict):
-                raise BadCase(f"step {number} must be a map")
-            unknown = [f for f in step if f not in VERBS and f not in STEP_MODIFIERS]
-            if unknown:
-                raise BadCase(f"step {number}: unknown field {unknown[0]!r}")
-            verbs = [f for f in step if f in VERBS]
-            if len(verbs) != 1:
-                raise BadCase(f"step {number}: needs exactly one verb")
-            verb = verbs[0]
+            verb = verb_of(step)
             where = f"step {number} ({verb})"
-            repeat = to_int(step.get("repeat", "1"), f"{where}.repeat")
+            repeat = to_int(step["repeat"], f"{where}.repeat")
             if repeat < 1:
                 raise BadCase(f"{where}.repeat must be at least 1")
-            if verb not in ("acquire", "peek", "refund") and ("expect" in step or "each" in step):
-                raise BadCase(f"{where}: {verb} returns no decision to expect")
             allowed = 0  # over the repeats, for allowed_count
             for i in range(1, repeat + 1):
                 at = where if repeat == 1 else f"{where} #{i} of {repeat}"
@@ -211,20 +203,14 @@ class Runner:
 
     async def case(self, case: Any, url: str) -> str:
         """'' when the case passed on a fresh store at url, else what differed."""
-        check_fields(case, CASE_FIELDS, "case")
+        check(case, "case", "case")
         try:
             store = rl.open(url, inline=not self.use_async)
         except rl.RateLimitError as failure:
             return f"store {url}: {failure}"
         with store:
-            store.clock_set(to_int(case.get("clock", "0"), "clock"))
+            store.clock_set(to_int(case["clock"], "clock"))
             setup_fails = "error" in case
-            if setup_fails and "steps" in case:
-                raise BadCase("a case with error has no steps")
-            if not setup_fails and "steps" not in case:
-                raise BadCase("a case needs steps or an error")
-            if not isinstance(case.get("limiter"), dict):
-                raise BadCase("limiter must be a map")
             limiter, failure = None, None
             try:
                 limiter = store.limiter(**case["limiter"])

@@ -26,21 +26,6 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * scalar stays the text it was written as (a resolver that resolves nothing), as the format asks.
  */
 final class ConformanceRunner {
-  private static final Set<String> CASE_FIELDS =
-      Set.of("name", "limiter", "clock", "error", "message_contains", "steps");
-  private static final Set<String> VERBS = Set.of("acquire", "peek", "refund", "reset", "advance");
-  private static final Set<String> STEP_MODIFIERS =
-      Set.of("repeat", "each", "expect", "error", "message_contains", "allowed_count");
-  private static final Set<String> REQUEST_FIELDS = Set.of("key", "key_hex", "key_len", "cost");
-  private static final Set<String> DECISION_FIELDS =
-      Set.of(
-          "allowed",
-          "limit",
-          "remaining",
-          "retry_after_us",
-          "reset_after_us",
-          "limit_index",
-          "suppression_factor");
   private static final AtomicLong CASES = new AtomicLong();
 
   /** A mistake in a case file, as opposed to a failure of rl. */
@@ -61,22 +46,124 @@ final class ConformanceRunner {
     return Path.of(System.getProperty("rl.root", "../.."), "conformance");
   }
 
-  @SuppressWarnings("unchecked")
-  static List<Case> load(Path file) throws IOException {
+  /** The case format (conformance/schema/schema.yaml): every case is checked against it. */
+  static Path schemaDirectory() {
+    return directory().resolve("schema");
+  }
+
+  private static final Map<String, Object> SCHEMA = loadSchema();
+  private static final Map<String, Object> SCALARS = map(SCHEMA.get("scalars"), "scalars");
+  private static final Map<String, Object> RECORDS = map(SCHEMA.get("records"), "records");
+
+  private static Map<String, Object> loadSchema() {
+    try {
+      return map(text().load(Files.readString(schemaDirectory().resolve("schema.yaml"))), "schema");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** value checked against the schema's type, with its defaults filled in. */
+  static Object check(Object value, String type, String where) {
+    if (SCALARS.containsKey(type)) {
+      if (!(value instanceof String text) || !text.matches((String) SCALARS.get(type))) {
+        String article = type.equals("int64") ? "an " : "a ";
+        throw new BadCase(where + ": '" + value + "' is not " + article + type);
+      }
+      return value;
+    }
+    Map<String, Object> record = map(RECORDS.get(type), type);
+    Map<String, Object> given = map(value, where);
+    Map<String, Object> fields =
+        record.containsKey("fields") ? map(record.get("fields"), type) : Map.of();
+    for (Map.Entry<String, Object> entry : given.entrySet()) {
+      String field = entry.getKey();
+      String at = where + "." + field;
+      Map<String, Object> spec =
+          fields.containsKey(field)
+              ? map(fields.get(field), field)
+              : record.containsKey("any_field") ? Map.of("type", record.get("any_field")) : null;
+      if (spec == null) throw new BadCase(where + ": unknown field '" + field + "'");
+      String fieldType = (String) spec.get("type");
+      if (isTrue(spec, "list")) {
+        if (!(entry.getValue() instanceof List<?> items)) throw new BadCase(at + " must be a list");
+        for (int i = 0; i < items.size(); i++) check(items.get(i), fieldType, at + "[" + (i + 1) + "]");
+      } else {
+        check(entry.getValue(), fieldType, at);
+      }
+      if (spec.containsKey("with") && !given.containsKey(spec.get("with"))) {
+        throw new BadCase(at + " without " + spec.get("with"));
+      }
+    }
+    List<String> verbs = new ArrayList<>();
+    List<String> checks = new ArrayList<>();
+    boolean hasVerbs = false;
+    for (Map.Entry<String, Object> entry : fields.entrySet()) {
+      Map<String, Object> spec = map(entry.getValue(), entry.getKey());
+      boolean there = given.containsKey(entry.getKey());
+      if (isTrue(spec, "required") && !there) throw new BadCase(where + ": no " + entry.getKey());
+      hasVerbs |= isTrue(spec, "verb");
+      if (there && isTrue(spec, "verb")) verbs.add(entry.getKey());
+      if (there && isTrue(spec, "of_decision")) checks.add(entry.getKey());
+    }
+    for (String rule : List.of("exactly_one_of", "at_most_one_of")) {
+      if (!(record.get(rule) instanceof List<?> group)) continue;
+      long count = group.stream().filter(given::containsKey).count();
+      if (count > 1 || (count == 0 && rule.equals("exactly_one_of"))) {
+        List<String> names = group.stream().map(String::valueOf).toList();
+        throw new BadCase(where + ": " + rule.replace('_', ' ') + " " + String.join(", ", names));
+      }
+    }
+    if (hasVerbs) {
+      if (verbs.size() != 1) throw new BadCase(where + ": needs exactly one verb");
+      if (!checks.isEmpty() && !isTrue(map(fields.get(verbs.get(0)), "verb"), "decides")) {
+        throw new BadCase(where + ": " + verbs.get(0) + " returns no decision for " + checks.get(0));
+      }
+    }
+    fields.forEach(
+        (field, spec) -> {
+          Object fallback = map(spec, field).get("default");
+          if (fallback != null) given.putIfAbsent(field, fallback);
+        });
+    return value;
+  }
+
+  private static boolean isTrue(Map<String, Object> spec, String attribute) {
+    return "true".equals(spec.get(attribute));
+  }
+
+  /** The verb of a checked step: its one field with verb: true. */
+  private static String verbOf(Map<String, Object> step) {
+    Map<String, Object> fields = map(map(RECORDS.get("step"), "step").get("fields"), "step");
+    for (String field : step.keySet()) {
+      if (isTrue(map(fields.get(field), field), "verb")) return field;
+    }
+    throw new BadCase("a step with no verb");
+  }
+
+  private static String typeOf(String record, String field) {
+    Map<String, Object> fields = map(map(RECORDS.get(record), record).get("fields"), record);
+    return (String) map(fields.get(field), field).get("type");
+  }
+
+  /** A YAML reader that keeps every scalar the text it was written as. */
+  private static Yaml text() {
     Resolver textOnly =
         new Resolver() {
           @Override
           protected void addImplicitResolvers() {}
         };
     LoaderOptions options = new LoaderOptions();
-    Yaml yaml =
-        new Yaml(
-            new SafeConstructor(options),
-            new Representer(new DumperOptions()),
-            new DumperOptions(),
-            options,
-            textOnly);
-    Object doc = yaml.load(Files.readString(file, StandardCharsets.UTF_8));
+    return new Yaml(
+        new SafeConstructor(options),
+        new Representer(new DumperOptions()),
+        new DumperOptions(),
+        options,
+        textOnly);
+  }
+
+  static List<Case> load(Path file) throws IOException {
+    Object doc = text().load(Files.readString(file, StandardCharsets.UTF_8));
     String name = file.getFileName().toString();
     if (!(doc instanceof Map<?, ?> map) || !(map.get("cases") instanceof List<?> cases)) {
       throw new BadCase(name + ": no 'cases:' list");
@@ -110,17 +197,12 @@ final class ConformanceRunner {
 
   /** Runs one case on a fresh store at url: "" when it passed, else what differed. */
   static String run(Case c, String url, Mode mode) {
-    checkFields(c.body(), CASE_FIELDS, "case");
+    check(c.body(), "case", "case");
     try (Store store = Store.open(url)) {
-      Object clock = c.body().get("clock");
-      store.clockSet(clock == null ? 0 : toLong(clock, "clock"));
+      store.clockSet(toLong(c.body().get("clock"), "clock"));
       boolean setupFails = c.body().containsKey("error");
-      if (setupFails == c.body().containsKey("steps")) {
-        throw new BadCase("a case needs steps or an error, not both");
-      }
-      Map<String, Object> settings = map(c.body().get("limiter"), "limiter");
       Map<String, String> text = new LinkedHashMap<>();
-      settings.forEach((k, v) -> text.put(k, String.valueOf(v)));
+      map(c.body().get("limiter"), "limiter").forEach((k, v) -> text.put(k, String.valueOf(v)));
       Outcome made = outcome(() -> store.limiter(text));
       String diff = compareStatus(c.body(), made);
       if (!diff.isEmpty()) return "limiter: " + diff;
@@ -143,20 +225,12 @@ final class ConformanceRunner {
 
   private static String runSteps(
       Store store, RateLimiter limiter, Object stepsNode, Mode mode) {
-    if (!(stepsNode instanceof List<?> steps)) throw new BadCase("steps must be a list");
+    List<?> steps = (List<?>) stepsNode;
     for (int index = 0; index < steps.size(); index++) {
       Map<String, Object> step = map(steps.get(index), "step " + (index + 1));
-      List<String> verbs = new ArrayList<>();
-      for (String field : step.keySet()) {
-        if (VERBS.contains(field)) verbs.add(field);
-        else if (!STEP_MODIFIERS.contains(field)) {
-          throw new BadCase("step " + (index + 1) + ": unknown field '" + field + "'");
-        }
-      }
-      if (verbs.size() != 1) throw new BadCase("step " + (index + 1) + ": needs exactly one verb");
-      String verb = verbs.get(0);
+      String verb = verbOf(step);
       String where = "step " + (index + 1) + " (" + verb + ")";
-      long repeat = step.containsKey("repeat") ? toLong(step.get("repeat"), "repeat") : 1;
+      long repeat = toLong(step.get("repeat"), "repeat");
       if (repeat < 1) throw new BadCase(where + ".repeat must be at least 1");
       long allowed = 0; // over the repeats, for allowed_count
       for (long i = 1; i <= repeat; i++) {
@@ -195,11 +269,9 @@ final class ConformanceRunner {
             return null;
           });
     }
-    Map<String, Object> request = args == null ? Map.of() : map(args, where);
-    checkFields(request, REQUEST_FIELDS, where);
+    Map<String, Object> request = map(args, where);
     byte[] key = keyOf(request, where);
     if (verb.equals("reset")) {
-      if (request.containsKey("cost")) throw new BadCase(where + ": reset takes no cost");
       if (mode == Mode.ASYNC) return outcome(() -> joined(limiter.resetAsync(key)));
       return outcome(
           () -> {
@@ -207,7 +279,7 @@ final class ConformanceRunner {
             return null;
           });
     }
-    long cost = request.containsKey("cost") ? toLong(request.get("cost"), where + ".cost") : 1;
+    long cost = toLong(request.get("cost"), where + ".cost");
     if (mode == Mode.ASYNC) {
       return switch (verb) {
         case "acquire" -> outcome(() -> joined(limiter.tryAcquireAsync(key, cost)));
@@ -233,9 +305,6 @@ final class ConformanceRunner {
   }
 
   private static byte[] keyOf(Map<String, Object> request, String where) {
-    int given = 0;
-    for (String f : List.of("key", "key_hex", "key_len")) if (request.containsKey(f)) given++;
-    if (given > 1) throw new BadCase(where + ": give only one of key, key_hex, key_len");
     if (request.containsKey("key")) {
       return String.valueOf(request.get("key")).getBytes(StandardCharsets.UTF_8);
     }
@@ -255,7 +324,6 @@ final class ConformanceRunner {
     Object contains = node.get("message_contains");
     RateLimitException failure = outcome.error;
     if (error == null) {
-      if (contains != null) throw new BadCase("message_contains without error");
       return failure == null ? "" : "expected success, got " + failure.getMessage();
     }
     if (failure == null) return "expected " + error + ", got RL_OK";
@@ -279,35 +347,26 @@ final class ConformanceRunner {
     return f;
   }
 
-  private static double toDouble(Object text, String where) {
-    try {
-      return Double.parseDouble(String.valueOf(text));
-    } catch (NumberFormatException e) {
-      throw new BadCase(where + ": '" + text + "' is not a number");
-    }
-  }
-
   private static long micros(java.time.Duration d) {
     return d.getSeconds() * 1_000_000 + d.getNano() / 1_000;
   }
 
   private static String compareDecision(Object expectNode, Decision decision, String where) {
     Map<String, Object> expect = map(expectNode, where);
-    checkFields(expect, DECISION_FIELDS, where);
     Map<String, Long> got = fields(decision);
     List<String> diffs = new ArrayList<>();
     expect.forEach(
         (field, text) -> {
-          if (field.equals("suppression_factor")) {
+          String type = typeOf("decision", field);
+          if (type.equals("number")) { // suppression_factor
             // Multiples of 2^-24: the YAML's decimal is exact when it is one.
-            double want = toDouble(text, where);
+            double want = Double.parseDouble((String) text);
             if (want != decision.suppressionFactor()) {
               diffs.add(field + ": expected " + text + ", got " + decision.suppressionFactor());
             }
             return;
           }
-          long want =
-              field.equals("allowed") ? (toBool(text, where) ? 1 : 0) : toLong(text, where);
+          long want = type.equals("bool") ? ("true".equals(text) ? 1 : 0) : toLong(text, where);
           if (want != got.get(field)) {
             diffs.add(field + ": expected " + text + ", got " + got.get(field));
           }
@@ -321,23 +380,11 @@ final class ConformanceRunner {
     return (Map<String, Object>) node;
   }
 
-  private static void checkFields(Map<String, Object> map, Set<String> known, String where) {
-    for (String field : map.keySet()) {
-      if (!known.contains(field)) throw new BadCase(where + ": unknown field '" + field + "'");
-    }
-  }
-
   private static long toLong(Object text, String what) {
     try {
       return Long.parseLong(String.valueOf(text));
     } catch (NumberFormatException e) {
       throw new BadCase(what + ": '" + text + "' is not an int64");
     }
-  }
-
-  private static boolean toBool(Object text, String what) {
-    if ("true".equals(text)) return true;
-    if ("false".equals(text)) return false;
-    throw new BadCase(what + ": '" + text + "' is not true or false");
   }
 }

@@ -2,6 +2,7 @@ package dev.rl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,6 +39,32 @@ class ConformanceTest {
                     () ->
                         assertEquals(
                             "", ConformanceRunner.run(c, ConformanceRunner.caseUrl(base), mode))));
+  }
+
+  /**
+   * conformance/schema/unknown_fields.yaml: each case is refused before it runs, naming the field
+   * the schema does not know.
+   */
+  @TestFactory
+  Stream<DynamicTest> unknownFieldsAreRefused() throws IOException {
+    Path refused = ConformanceRunner.schemaDirectory().resolve("unknown_fields.yaml");
+    return ConformanceRunner.load(refused).stream()
+        .map(
+            c ->
+                DynamicTest.dynamicTest(
+                    c.file() + ": " + c.name(),
+                    () -> {
+                      String failure = "";
+                      try {
+                        ConformanceRunner.run(
+                            c, ConformanceRunner.caseUrl("memory://"), ConformanceRunner.Mode.SYNC);
+                      } catch (ConformanceRunner.BadCase e) {
+                        failure = e.getMessage();
+                      }
+                      assertTrue(
+                          failure.contains("unknown field 'bogus_"),
+                          c.file() + ": " + c.name() + ": " + failure);
+                    }));
   }
 
   @TestFactory
