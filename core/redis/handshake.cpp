@@ -15,15 +15,13 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-using error_code = boost::system::error_code;
-using SteadyClock = std::chrono::steady_clock;
 
 // The kernel's own bound on a dead peer: data written but not acknowledged
 // for liveness_timeout (TCP_USER_TIMEOUT), or an idle connection whose
 // keepalive probes go unanswered, fails the socket. A peer that
 // acknowledges but never answers is the liveness watchdog's.
 void set_socket_options(tcp::socket& socket, std::chrono::milliseconds liveness_timeout) {
-  error_code ignored;
+  boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   socket.set_option(asio::socket_base::keep_alive(true), ignored);
 #if defined(TCP_KEEPIDLE) && defined(TCP_USER_TIMEOUT)
@@ -79,7 +77,7 @@ void Handshake::start(const Address& address, bool check_role, Done done) {
   // address names.
   server_name_ = options_.tls.server_name.empty() ? address.host : options_.tls.server_name;
   stream_.reset();
-  connect_deadline_ = SteadyClock::now() + options_.connect_timeout;
+  connect_deadline_ = std::chrono::steady_clock::now() + options_.connect_timeout;
   arm(connect_deadline_, false);
   const uint64_t gen = generation_;
   resolver_.async_resolve(
@@ -109,7 +107,7 @@ void Handshake::arm(Deadline at, bool liveness) {
 }
 
 void Handshake::await_replies() {
-  const Deadline silent = SteadyClock::now() + options_.liveness_timeout;
+  const Deadline silent = std::chrono::steady_clock::now() + options_.liveness_timeout;
   arm(std::min(connect_deadline_, silent), silent < connect_deadline_);
 }
 
