@@ -2,7 +2,6 @@
 
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -19,12 +18,13 @@
 #include <random>
 #include <utility>
 
-#include "error_reply.h"
+#include "handshake.h"
 #include "pipeline.h"
 #include "quote.h"
 #include "reply_reader.h"
 #include "resolver.h"
 #include "stream.h"
+#include "stream_fault.h"
 
 namespace rl::redis {
 namespace {
@@ -93,6 +93,20 @@ bool block_in_recv(int fd) {
   return ::ioctl(fd, FIONBIO, &off) == 0;
 }
 
+// A caller's write: what the socket takes without blocking. Full or
+// failing, it stops; the I/O thread's write of the rest finds out which.
+size_t send_now(int fd, const std::string& bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n =
+        ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  return sent;
+}
+
 std::string name_of(const NodeOptions& o) {
   if (o.sentinel.sentinels.empty()) {
     return std::string(o.tls.enabled ? "rediss " : "redis ") + o.host + ":" +
@@ -112,9 +126,8 @@ class NodeConnection final : public Connection {
         options_(std::move(options)),
         name_(name_of(options_)),
         stream_(io, tls_context_of(options_.tls)),
+        handshake_(io, stream_, options_),
         address_resolver_(make_resolver(io, options_)),
-        resolver_(io),
-        connect_timer_(io),
         deadline_timer_(io),
         backoff_timer_(io),
         liveness_timer_(io),
@@ -206,7 +219,7 @@ class NodeConnection final : public Connection {
   uint64_t connections() const override { return connections_.load(std::memory_order_relaxed); }
 
  private:
-  enum class State { connecting, handshaking, ready, backoff, closed };
+  enum class State { connecting, ready, backoff, closed };
 
   // With Sentinel the node moves: the message says where it was.
   Failure failure(Code code, const std::string& why) const {
@@ -228,14 +241,7 @@ class NodeConnection final : public Connection {
   bool write_direct(Request request) {
     Direct d{std::move(request), {}, SteadyClock::now()};
     const std::string& bytes = d.request.commands;
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n =
-          ::send(direct_fd_, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // full or failing: the I/O thread's write finds out which
-      sent += static_cast<size_t>(n);
-    }
+    const size_t sent = send_now(direct_fd_, bytes);
     const bool partial = sent < bytes.size();
     if (partial) d.rest = bytes.substr(sent);  // the I/O thread writes it first
     direct_ok_ = false;                        // busy until the I/O thread sees it idle
@@ -262,14 +268,7 @@ class NodeConnection final : public Connection {
     pollfd quiet{fd, POLLIN, 0};
     if (::poll(&quiet, 1, 0) != 0) return give_back(std::move(back));
     const std::string& bytes = back.request.commands;
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n =
-          ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // full or failing: the I/O thread's write finds out which
-      sent += static_cast<size_t>(n);
-    }
+    const size_t sent = send_now(fd, bytes);
     back.written = true;
     back.written_at = SteadyClock::now();
     if (sent < bytes.size()) {
@@ -645,50 +644,18 @@ class NodeConnection final : public Connection {
     }
   }
 
-  // What a failed read or write says: the peer closed, TLS failed (and why),
-  // or the socket's error.
+  // What a failed read or write of a ready connection says: the peer closed,
+  // TLS failed, or the socket's error. Once connected, a TLS error is the
+  // connection's, not the setup's: an outage like any other.
   Failure io_failure(const char* what, const error_code& ec) {
-    if (is_tls_error(ec) && ec != asio::ssl::error::stream_truncated) {
-      // Once connected, a TLS error is the connection's, not the setup's.
-      if (state_ == State::handshaking) return tls_failure(ec);
-      return failure(Code::backend_unavailable, std::string(what) + ": TLS: " + ec.message());
+    switch (classify_stream_error(ec)) {
+      case StreamFault::closed:
+        return failure(Code::backend_unavailable, "connection closed by the server");
+      case StreamFault::socket:
+        return failure(Code::backend_unavailable, std::string(what) + ": " + ec.message());
+      default:
+        return failure(Code::backend_unavailable, std::string(what) + ": TLS: " + ec.message());
     }
-    std::string why = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
-                          ? "connection closed by the server"
-                          : std::string(what) + ": " + ec.message();
-    // Plaintext to a TLS port ends so: the server drops what is not TLS.
-    if (state_ == State::handshaking && !stream_.is_tls())
-      why += " during the handshake (a TLS port? use rediss://)";
-    // TLS 1.3 checks the client's certificate after the client finished its
-    // part: a server that wants one may just close, its alert unread.
-    if (state_ == State::handshaking && stream_.is_tls() && tls_done_)
-      why +=
-          " after the TLS handshake (does it want a client certificate? tls_cert_file, "
-          "tls_key_file)";
-    return failure(Code::backend_unavailable, why);
-  }
-
-  // TLS failures are the configuration's (a CA that does not sign the
-  // server, a name that does not match, a client certificate the server
-  // refuses): retrying will not help, so they are auth failures.
-  Failure tls_failure(const error_code& ec) {
-    if (std::string why = stream_.verify_failure(); !why.empty()) {
-      return failure(Code::auth, "TLS: the server's certificate failed verification: " + why +
-                                     " (tls_ca_file, tls_ca_dir, tls_server_name)");
-    }
-    std::string why = ec.message();
-    if (why.find("certificate required") != std::string::npos ||
-        why.find("alert bad certificate") != std::string::npos ||
-        why.find("unknown ca") != std::string::npos) {
-      return failure(Code::auth, "TLS: the server refused the client certificate: " + why +
-                                     " (tls_cert_file, tls_key_file)");
-    }
-    if (why.find("wrong version number") != std::string::npos ||
-        why.find("packet length too long") != std::string::npos) {
-      return failure(Code::auth, "TLS: the server does not speak TLS on this port (" + why +
-                                     "; use redis:// for a plain port)");
-    }
-    return failure(Code::auth, "TLS handshake failed: " + why);
   }
 
   // ---- liveness: replies awaited, nothing read for liveness_timeout ----
@@ -711,12 +678,7 @@ class NodeConnection final : public Connection {
       liveness_armed_ = false;
       if (!pipeline_.awaiting()) return;
       if (SteadyClock::now() < waiting_since_ + options_.liveness_timeout) return arm_liveness();
-      const std::string ms = std::to_string(options_.liveness_timeout.count());
-      lose_connection(failure(Code::backend_unavailable,
-                              "no reply for " + ms +
-                                  " ms with requests waiting: connection presumed dead "
-                                  "(liveness_timeout_ms=" +
-                                  ms + ")"));
+      lose_connection(failure(Code::backend_unavailable, presumed_dead(options_.liveness_timeout)));
     });
   }
 
@@ -749,7 +711,7 @@ class NodeConnection final : public Connection {
   // ---- connecting ----
 
   // The node's address first (with Sentinel, from the sentinels: each is
-  // given connect_timeout), then the connection within connect_timeout.
+  // given connect_timeout), then the handshake within connect_timeout.
   void connect() {
     if (state_ == State::closed) return;
     state_ = State::connecting;
@@ -758,140 +720,20 @@ class NodeConnection final : public Connection {
       if (gen != generation_) return;
       if (f) return lose_connection(Failure{f.code, name_ + ": " + f.message});
       address_ = std::move(address);
-      connect_to(gen);
+      handshake_.start(address_, address_resolver_->follows_failover(), [this, gen](Failure&& why) {
+        if (gen != generation_) return;
+        if (why) return lose_connection(failure(why.code, why.message));
+        connected();
+      });
     });
-  }
-
-  void connect_to(uint64_t gen) {
-    stream_.reset();
-    connect_timer_.expires_after(options_.connect_timeout);
-    connect_timer_.async_wait([this, gen](error_code ec) {
-      if (ec || gen != generation_) return;
-      // A plain server takes a TLS hello for a command that never ends.
-      const bool tls_unanswered = state_ == State::handshaking && stream_.is_tls() && !tls_done_;
-      lose_connection(failure(
-          Code::backend_unavailable,
-          "connect timed out after " + std::to_string(options_.connect_timeout.count()) + " ms" +
-              (tls_unanswered ? " in the TLS handshake (a plain port? use redis://)" : "")));
-    });
-    resolver_.async_resolve(
-        address_.host, std::to_string(address_.port),
-        [this, gen](error_code ec, const tcp::resolver::results_type& results) {
-          if (gen != generation_) return;
-          if (ec)
-            return lose_connection(
-                failure(Code::backend_unavailable, "cannot resolve: " + ec.message()));
-          asio::async_connect(
-              stream_.socket(), results, [this, gen](error_code ec2, const tcp::endpoint&) {
-                if (gen != generation_) return;
-                if (ec2)
-                  return lose_connection(
-                      failure(Code::backend_unavailable, "connect failed: " + ec2.message()));
-                set_socket_options();
-                tls_handshake(gen);
-              });
-        });
-  }
-
-  // The kernel's own bound on a dead peer: data written but not acknowledged
-  // for liveness_timeout (TCP_USER_TIMEOUT), or an idle connection whose
-  // keepalive probes go unanswered, fails the socket. A peer that
-  // acknowledges but never answers is the liveness watchdog's.
-  void set_socket_options() {
-    error_code ignored;
-    tcp::socket& socket = stream_.socket();
-    socket.set_option(tcp::no_delay(true), ignored);
-    socket.set_option(asio::socket_base::keep_alive(true), ignored);
-#if defined(TCP_KEEPIDLE) && defined(TCP_USER_TIMEOUT)
-    const int fd = socket.native_handle();
-    const auto ms = options_.liveness_timeout.count();
-    const int idle = static_cast<int>(std::max<int64_t>(1, ms / 1000));
-    const int interval = std::max(1, idle / 3);
-    const int probes = 3;
-    const auto user_timeout = static_cast<unsigned>(ms);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout);
-#endif
-  }
-
-  // TLS (rediss://): SNI and verification against tls_server_name, else
-  // the host the address names.
-  void tls_handshake(uint64_t gen) {
-    state_ = State::handshaking;
-    tls_done_ = false;
-    const std::string& server_name =
-        options_.tls.server_name.empty() ? address_.host : options_.tls.server_name;
-    stream_.async_handshake(server_name, options_.tls.verify, [this, gen](error_code ec) {
-      if (gen != generation_) return;
-      if (ec) return lose_connection(io_failure("TLS handshake failed", ec));
-      tls_done_ = true;
-      handshake(gen);
-    });
-  }
-
-  // AUTH and SELECT from the URL, then PING: a server that wants a password
-  // we did not give answers NOAUTH here, not on the first decision.
-  // With Sentinel, ROLE too: a node the sentinels named a moment ago may be
-  // a replica by now.
-  void handshake(uint64_t gen) {
-    read();
-    Request p;
-    std::vector<std::string> steps;
-    const bool check_role = address_resolver_->follows_failover();
-    if (!options_.password.empty()) {
-      p.commands += options_.user.empty()
-                        ? format_command({"AUTH", options_.password})
-                        : format_command({"AUTH", options_.user, options_.password});
-      steps.push_back("authentication");
-    }
-    if (options_.db != 0) {
-      p.commands += format_command({"SELECT", std::to_string(options_.db)});
-      steps.push_back("SELECT " + std::to_string(options_.db));
-    }
-    p.commands += format_command({"PING"});
-    steps.push_back("PING");
-    if (check_role) {
-      p.commands += format_command({"ROLE"});
-      steps.push_back("ROLE");
-    }
-    p.count = steps.size();
-    p.deadline = Deadline::max();  // the connect timer bounds it
-    p.done = [this, gen, steps, check_role](Failure&&, std::vector<Reply>&& replies) {
-      if (gen != generation_) return;
-      for (size_t i = 0; i < replies.size(); ++i) {
-        if (!replies[i].is_error()) continue;
-        // LOADING or BUSY is unavailable: the server is there but not ready,
-        // and the handshake is tried again after the backoff.
-        const Code code = code_of_error_reply(replies[i].text);
-        return lose_connection(failure(
-            code, (code == Code::auth ? "authentication failed: " : steps[i] + " failed: ") +
-                      quote(replies[i].text, 200)));
-      }
-      if (check_role && !is_master(replies.back())) {
-        return lose_connection(failure(Code::backend_unavailable,
-                                       "is not a master (yet): asking the sentinels again"));
-      }
-      connected();
-    };
-    write_buffer_ = std::exchange(p.commands, {});
-    pipeline_.add_written(std::move(p));
-    await_replies();
-    write();
-  }
-
-  static bool is_master(const Reply& role) {
-    return role.type == Reply::Type::array && !role.elements.empty() &&
-           role.elements[0].text == "master";
   }
 
   void connected() {
     state_ = State::ready;
     connections_.fetch_add(1, std::memory_order_relaxed);
     attempts_ = 0;
-    connect_timer_.cancel();
     report_first(Failure{});
+    read();
     flush();
   }
 
@@ -910,8 +752,7 @@ class NodeConnection final : public Connection {
     ++generation_;  // callbacks of the old socket see a new generation and stop
     stream_.close();
     address_resolver_->cancel();
-    resolver_.cancel();
-    connect_timer_.cancel();
+    handshake_.cancel();
     liveness_timer_.cancel();
     liveness_armed_ = false;
     writing_ = false;
@@ -976,10 +817,9 @@ class NodeConnection final : public Connection {
 
   // I/O thread only from here on.
   Stream stream_;
+  Handshake handshake_;  // of the current connection attempt
   std::unique_ptr<AddressResolver> address_resolver_;
   Address address_;  // of the current (or last) connection attempt
-  tcp::resolver resolver_;
-  asio::steady_timer connect_timer_;
   asio::steady_timer deadline_timer_;
   asio::steady_timer backoff_timer_;
   asio::steady_timer liveness_timer_;
@@ -996,7 +836,6 @@ class NodeConnection final : public Connection {
   bool read_pending_ = false;
   tcp protocol_ = tcp::v4();  // of the parked socket
   bool parked_ = false;       // the socket is not the I/O thread's (owner_ not io, or not yet seen)
-  bool tls_done_ = false;     // the TLS handshake of this connection completed
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;

@@ -3,14 +3,15 @@
 // the next write (automatic pipelining); one that finds the connection idle
 // is written by its caller's thread, and a sync caller's (SyncCall) also has
 // its reply read there; replies are matched in order. It
-// connects (AUTH, SELECT, PING) within connect_timeout, reconnects with
+// connects (TCP, TLS, AUTH, SELECT, PING) within connect_timeout, reconnects with
 // capped, jittered backoff, and completes every request by its deadline. A
 // connection that reads nothing for liveness_timeout while replies are
 // awaited is presumed dead (a half-open peer): it is dropped, what was
 // pending on it fails, and it reconnects.
 // Its parts: the request pipeline without I/O (pipeline.h), the byte stream,
-// TCP or TLS (stream.h), and the node's address, fixed or Sentinel's
-// (resolver.h). Asio, OpenSSL and hiredis stay inside core/redis's sources.
+// TCP or TLS (stream.h) and why it failed (stream_fault.h), the setup of
+// each connection attempt (handshake.h), and the node's address, fixed or
+// Sentinel's (resolver.h). Asio, OpenSSL and hiredis stay inside core/redis's sources.
 #pragma once
 
 #include <chrono>

@@ -11,6 +11,7 @@
 
 #include "config/settings.h"
 #include "error.h"
+#include "handshake.h"
 #include "quote.h"
 #include "reply_reader.h"
 
@@ -110,9 +111,7 @@ class SentinelResolver final : public AddressResolver {
     request_.clear();
     expected_ = 1;
     if (!options_.password.empty()) {
-      request_ += options_.user.empty()
-                      ? format_command({"AUTH", options_.password})
-                      : format_command({"AUTH", options_.user, options_.password});
+      request_ += auth_command(options_.user, options_.password);
       ++expected_;
     }
     request_ += format_command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", options_.master_name});

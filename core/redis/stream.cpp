@@ -132,9 +132,4 @@ std::string Stream::verify_failure() const {
   return X509_verify_cert_error_string(result);
 }
 
-bool is_tls_error(const boost::system::error_code& ec) {
-  return ec.category() == boost::asio::error::get_ssl_category() ||
-         ec == boost::asio::ssl::error::stream_truncated;
-}
-
 }  // namespace rl::redis

@@ -57,7 +57,9 @@ class Stream {
                        std::function<void(error_code)> done);
 
   // Why the last TLS handshake failed to verify the server ("hostname
-  // mismatch"); empty when verification did not fail.
+  // mismatch", from SSL_get_verify_result); empty when it verified. Without
+  // `verify` it names what was not checked: ask only when the handshake
+  // failed for verification (StreamFault::server_not_verified).
   std::string verify_failure() const;
 
   template <class Handler>
@@ -84,8 +86,5 @@ class Stream {
   std::optional<tcp::socket> tcp_;
   std::optional<boost::asio::ssl::stream<tcp::socket>> tls_;
 };
-
-// Whether `ec` came from TLS (OpenSSL), not from the socket.
-bool is_tls_error(const boost::system::error_code& ec);
 
 }  // namespace rl::redis

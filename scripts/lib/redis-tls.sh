@@ -3,7 +3,8 @@
 #   tls_servers   makes the certificates in $dir/tls and starts the two
 #   servers, auth-tls/ and auth-mtls/ (scripts/lib/redis-servers.sh; with-redis
 #   awaits them)
-# Exports RL_TEST_TLS_DIR (ca.pem, other-ca.pem, client.pem, client.key),
+# Exports RL_TEST_TLS_DIR (ca.pem, other-ca.pem, client.pem, client.key, and
+# stranger.pem, stranger.key: a client certificate of other-ca),
 # RL_TEST_REDISS_PORT (server certificate for localhost and 127.0.0.1; client
 # certificates not asked for) and RL_TEST_REDISS_MTLS_PORT (client
 # certificates signed by the CA required).
@@ -44,6 +45,7 @@ tls_servers() {
   make_ca "$d" other-ca
   make_cert "$d" server ca "DNS:localhost,IP:127.0.0.1"
   make_cert "$d" client ca "DNS:rl-client"
+  make_cert "$d" stranger other-ca "DNS:rl-client"
   export RL_TEST_TLS_DIR="$d"
   server auth-tls 1 tls_server
   server auth-mtls 1 tls_server

@@ -1,9 +1,15 @@
 // rediss://: TLS servers of scripts/lib/redis-tls.sh (a CA made for the
 // run). A verified connection decides; every way verification or mutual TLS
 // can fail is a clear error naming the cause, and never a credential.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "redis_env.h"
@@ -93,9 +99,9 @@ TEST(Tls, MutualTlsWorksWithAClientCertificate) {
 // client's handshake is done: its refusal is an alert rl reads (auth, at
 // open), or, when the server closes first, only a closed connection (an
 // outage), whose message still names the setting to look at.
-TEST(Tls, MutualTlsWithoutAClientCertificateIsAClearError) {
+void expect_client_certificate_refused(const std::string& url) {
   try {
-    const Outcome o = one_acquire(rediss_url("RL_TEST_REDISS_MTLS_PORT"));
+    const Outcome o = one_acquire(url);
     EXPECT_EQ(o.code, Code::backend_unavailable) << o.message;
     EXPECT_NE(o.message.find("tls_cert_file"), std::string::npos) << o.message;
   } catch (const Error& e) {
@@ -104,6 +110,104 @@ TEST(Tls, MutualTlsWithoutAClientCertificateIsAClearError) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find("tls_cert_file"), std::string::npos) << e.what();
   }
+}
+
+TEST(Tls, MutualTlsWithoutAClientCertificateIsAClearError) {
+  expect_client_certificate_refused(rediss_url("RL_TEST_REDISS_MTLS_PORT"));
+}
+
+// A certificate of a CA the server does not know: its "unknown ca" alert.
+TEST(Tls, MutualTlsWithACertificateOfAnotherCaIsAClearError) {
+  expect_client_certificate_refused(rediss_url(
+      "RL_TEST_REDISS_MTLS_PORT",
+      "tls_cert_file=" + tls_file("stranger.pem") + "&tls_key_file=" + tls_file("stranger.key")));
+}
+
+// Without verification OpenSSL still records what the chain's check found
+// (here: another CA), but nothing failed for it: the refused client
+// certificate is the cause. The text rules asked for the verify result
+// first and blamed the server's certificate.
+TEST(Tls, SkippedVerificationIsNotBlamedForARefusedClientCertificate) {
+  const std::string url =
+      rediss_url("RL_TEST_REDISS_MTLS_PORT",
+                 "tls_ca_file=" + tls_file("other-ca.pem") + "&tls_insecure_skip_verify=true");
+  expect_client_certificate_refused(url);
+  try {
+    const Outcome o = one_acquire(url);
+    EXPECT_EQ(o.message.find("failed verification"), std::string::npos) << o.message;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("failed verification"), std::string::npos) << e.what();
+  }
+}
+
+// A loopback server that is not a TLS server. To each connection it reads
+// what comes (a TLS ClientHello), answers `reply` (none: it says nothing),
+// closes its side, and waits for the client to close.
+class NotTlsServer {
+ public:
+  explicit NotTlsServer(std::string reply) : reply_(std::move(reply)) {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(listener_, 8);
+    socklen_t len = sizeof addr;
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~NotTlsServer() {
+    shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    close(listener_);
+  }
+  std::string url(const std::string& extra) const {
+    return "rediss://127.0.0.1:" + std::to_string(port_) + "?prefix=" + unique_prefix() +
+           "&tls_ca_file=" + tls_file("ca.pem") + "&" + extra;
+  }
+
+ private:
+  void serve() {
+    for (;;) {
+      const int c = accept(listener_, nullptr, nullptr);
+      if (c < 0) return;
+      char buffer[4096];
+      if (recv(c, buffer, sizeof buffer, 0) > 0 && !reply_.empty())
+        send(c, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+      // A FIN, not a reset: nothing the client sent is left unread.
+      shutdown(c, SHUT_WR);
+      timeval wait{2, 0};
+      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+      while (recv(c, buffer, sizeof buffer, 0) > 0) {
+      }
+      close(c);
+    }
+  }
+
+  const std::string reply_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// A plain server that answers the ClientHello (here as Redis answers a
+// command it does not know): its reply is not a TLS record.
+TEST(Tls, APlainServerThatAnswersSaysItIsNotTls) {
+  NotTlsServer server("-ERR unknown command\r\n");
+  expect_open_error(server.url("connect_timeout_ms=1000"), Code::auth,
+                    {"does not speak TLS on this port", "use redis:// for a plain port"});
+}
+
+// A server that closes in the middle of the TLS handshake: an outage (the
+// next attempt may succeed), not a configuration error.
+TEST(Tls, AServerThatClosesMidHandshakeIsAnOutage) {
+  NotTlsServer server("");
+  auto store = open_store(server.url("connect_timeout_ms=1000&timeout_ms=1000"), {});
+  Limiter limiter(store, limiter_settings("gcra", "5/s"));
+  const Outcome o = limiter.run(Op::acquire, "k", 1);
+  EXPECT_EQ(o.code, Code::backend_unavailable) << o.message;
+  EXPECT_NE(o.message.find("connection closed by the server"), std::string::npos) << o.message;
 }
 
 // A plain server reads a TLS hello as a command that never ends: the
