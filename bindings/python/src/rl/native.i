@@ -21,14 +21,14 @@
 
 %{
 #define SWIG_FILE_WITH_INIT
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rl/rl.h"
-#include "structmember.h"
-#ifndef Py_T_OBJECT_EX
-#define Py_T_OBJECT_EX T_OBJECT_EX
-#endif
+/* The module is built for Python's limited API (Py_LIMITED_API, CMakeLists.txt):
+ * one abi3 build serves every Python from 3.10 on, so nothing here reaches into
+ * CPython's private structures. */
 
 /* callable(status: int, message: str) -> exception instance */
 static PyObject* rl_error_factory = NULL;
@@ -63,6 +63,7 @@ static void rl_raise(int status, const char* message) {
  * more than librl's decision on memory://). See set_decision_type. */
 #define RL_DECISION_FIELDS 8
 static PyTypeObject* rl_decision_type = NULL;
+static allocfunc rl_decision_alloc = NULL; /* its tp_alloc */
 static Py_ssize_t rl_decision_offsets[RL_DECISION_FIELDS];
 static PyObject* rl_sources = NULL; /* tuple: rl_source -> Source */
 
@@ -95,7 +96,7 @@ static PyObject* rl_decision_object(const rl_decision* d) {
   PyObject* obj = NULL;
   int ok = 1;
   for (int i = 0; i < RL_DECISION_FIELDS; i++) ok = ok && values[i] != NULL;
-  if (ok) obj = rl_decision_type->tp_alloc(rl_decision_type, 0);
+  if (ok) obj = rl_decision_alloc(rl_decision_type, 0);
   if (!obj) {
     for (int i = 0; i < RL_DECISION_FIELDS; i++) Py_XDECREF(values[i]);
     return NULL;
@@ -106,6 +107,14 @@ static PyObject* rl_decision_object(const rl_decision* d) {
 
 /* A key: str (UTF-8) or bytes, borrowed from obj. 0 and a Python error when
  * it is neither; librl judges its length. */
+/* Raises TypeError "<what>: must be <expected>, not <obj's type name>". */
+static void rl_raise_wrong_type(const char* what, const char* expected, PyObject* obj) {
+  PyObject* name = PyObject_GetAttrString((PyObject*)Py_TYPE(obj), "__name__");
+  if (!name) return;
+  PyErr_Format(PyExc_TypeError, "%s: must be %s, not %.64U", what, expected, name);
+  Py_DECREF(name);
+}
+
 static int rl_key_from(PyObject* obj, const char** key, size_t* len) {
   Py_ssize_t n = 0;
   if (PyUnicode_Check(obj)) {
@@ -121,7 +130,7 @@ static int rl_key_from(PyObject* obj, const char** key, size_t* len) {
     if (PyBytes_AsStringAndSize(obj, &p, &n) < 0) return 0;
     *key = p;
   } else {
-    PyErr_Format(PyExc_TypeError, "key: must be str or bytes, not %.64s", Py_TYPE(obj)->tp_name);
+    rl_raise_wrong_type("key", "str or bytes", obj);
     return 0;
   }
   *len = (size_t)n;
@@ -131,7 +140,7 @@ static int rl_key_from(PyObject* obj, const char** key, size_t* len) {
 /* An int64 named what; 0 and a Python error when obj is not one. */
 static int rl_int64_from(PyObject* obj, const char* what, int64_t* out) {
   if (!PyLong_Check(obj) || PyBool_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: must be int, not %.64s", what, Py_TYPE(obj)->tp_name);
+    rl_raise_wrong_type(what, "int", obj);
     return 0;
   }
   int overflow = 0;
@@ -235,12 +244,18 @@ static PyObject* rl_result_list(const rl_decision* d, const rl_status* statuses,
   return list;
 }
 
+/* Py_IsFinalizing (3.13+; _Py_IsFinalizing before) is outside the limited
+ * API, and one abi3 module meets both names: the one this Python has is
+ * looked up when the module loads (rl_find_is_finalizing, %init). */
+static int (*rl_is_finalizing)(void) = NULL;
+
+static void rl_find_is_finalizing(void) {
+  rl_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+  if (!rl_is_finalizing) rl_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+}
+
 static int rl_interpreter_gone(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-  return !Py_IsInitialized() || Py_IsFinalizing();
-#else
-  return !Py_IsInitialized() || _Py_IsFinalizing();
-#endif
+  return !Py_IsInitialized() || (rl_is_finalizing && rl_is_finalizing());
 }
 
 /* ---- completions: rl's thread -> the event loop ----
@@ -630,24 +645,51 @@ PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) 
     PyErr_SetString(PyExc_TypeError, "set_decision_type(cls, 8 field names, sources tuple)");
     return NULL;
   }
+  /* The limited API does not show a member descriptor's offset: each field
+   * of a fresh instance is set to a marker of its own (its name) the way
+   * object.__setattr__ does, through the slot's descriptor, and the marker
+   * must then be found at exactly one pointer-sized place of the instance. */
+  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)cls, Py_tp_alloc);
+  PyObject* size = PyObject_GetAttrString(cls, "__basicsize__");
+  Py_ssize_t basicsize = size ? PyLong_AsSsize_t(size) : -1;
+  Py_XDECREF(size);
+  if (!alloc || basicsize < 0) return NULL;
+  PyObject* probe = alloc((PyTypeObject*)cls, 0);
+  if (!probe) return NULL;
   Py_ssize_t offsets[RL_DECISION_FIELDS];
   for (int i = 0; i < RL_DECISION_FIELDS; i++) {
-    PyObject* descr = PyObject_GetAttr(cls, PyTuple_GET_ITEM(fields, i));
-    if (!descr) return NULL;
-    int is_slot = PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
-                  ((PyMemberDescrObject*)descr)->d_member->type == Py_T_OBJECT_EX;
-    if (is_slot) offsets[i] = ((PyMemberDescrObject*)descr)->d_member->offset;
-    Py_DECREF(descr);
-    if (!is_slot) {
+    PyObject* name = PyTuple_GET_ITEM(fields, i);
+    if (!name || PyObject_GenericSetAttr(probe, name, name) < 0) {
+      PyErr_Clear();
       PyErr_Format(PyExc_TypeError, "set_decision_type: field %d is not an object slot", i);
+      Py_DECREF(probe);
+      return NULL;
+    }
+    int found = 0;
+    for (Py_ssize_t at = (Py_ssize_t)sizeof(PyObject); at + (Py_ssize_t)sizeof(PyObject*) <= basicsize;
+         at += (Py_ssize_t)sizeof(PyObject*)) {
+      if (*(PyObject**)((char*)probe + at) == name) {
+        offsets[i] = at;
+        found++;
+      }
+    }
+    if (found != 1) {
+      PyErr_Format(PyExc_TypeError, "set_decision_type: field %d is not an object slot", i);
+      Py_DECREF(probe);
       return NULL;
     }
   }
+  Py_DECREF(probe);
   memcpy(rl_decision_offsets, offsets, sizeof offsets);
   Py_INCREF(cls);
   Py_INCREF(sources);
-  Py_XSETREF(rl_decision_type, (PyTypeObject*)cls);
-  Py_XSETREF(rl_sources, sources);
+  PyTypeObject* old_type = rl_decision_type;
+  PyObject* old_sources = rl_sources;
+  rl_decision_type = (PyTypeObject*)cls;
+  rl_decision_alloc = alloc;
+  rl_sources = sources;
+  Py_XDECREF(old_type);
+  Py_XDECREF(old_sources);
   Py_RETURN_NONE;
 }
 
@@ -779,7 +821,9 @@ rl_py_queue* queue_new(void) {
  * it must schedule queue_drain(q) on the loop (and raise if it cannot). */
 void queue_set_wake(rl_py_queue* q, PyObject* wake) {
   Py_INCREF(wake);
-  Py_XSETREF(q->wake, wake);
+  PyObject* old = q->wake;
+  q->wake = wake;
+  Py_XDECREF(old);
 }
 
 /* The owner lets go of q; it is freed when its last call has completed. */
@@ -924,4 +968,8 @@ rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* reques
                                                         rl_on_batch_each_complete, e, err),
                     e);
 }
+%}
+
+%init %{
+  rl_find_is_finalizing();
 %}
