@@ -133,6 +133,44 @@ RL_API rl_status rl_config_set(rl_config* cfg, const char* key, const char* valu
  * the last setting. Static storage; thread-safe. */
 RL_API const char* rl_config_describe(size_t index, const char** description);
 
+#define RL_SETTING_INFO_VERSION 1
+/* 1.6. One setting of the settings table, for bindings that type settings
+ * (or check their typed lists against it). Initialise with
+ * RL_SETTING_INFO_INIT. Every string is static storage. */
+typedef struct rl_setting_info {
+  uint32_t version;
+  /* 1 for a credential: its value is never shown (a store's display URL
+   * puts "***" in its place). */
+  int32_t secret;
+  const char* name;
+  /* "store" (a URL query key, or rl_store_open's cfg) or "limiter"
+   * (rl_limiter_new's cfg). */
+  const char* scope;
+  /* What the value is: "text", "count" (a whole number from range_min to
+   * range_max), "duration" ("100ms", "1s", "2m"), "choice" (one word of
+   * `choices`), "boolean" ("true"/"false"), "rates" ("10/s, 1000/h"),
+   * "counts" (whole numbers, one per limit, comma-separated), "decimal" (up
+   * to 3 decimals), "fraction" ("1/4" or "0.25") or "path". */
+  const char* kind;
+  /* kind "choice": its words, comma-separated; NULL otherwise. */
+  const char* choices;
+  /* The value an unset setting has, as it would be written; NULL when
+   * none (required, or a default no value spells, such as "the limit"). */
+  const char* default_value;
+  /* The description alone (rl_config_describe's adds range and default). */
+  const char* description;
+  /* kind "count": the range; 0 and 0 otherwise. */
+  int64_t range_min;
+  int64_t range_max;
+} rl_setting_info;
+#define RL_SETTING_INFO_INIT \
+  { RL_SETTING_INFO_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
+
+/* 1.6. Describes the setting at index (0, 1, ..., in rl_config_describe's
+ * order) into *info (its version set by the caller). Past the last setting:
+ * RL_E_INVALID_ARG saying so. Thread-safe. */
+RL_API rl_status rl_setting_describe(size_t index, rl_setting_info* info, rl_error** err);
+
 /* ------------------------------------------------------------------ */
 /* Stores */
 
