@@ -274,6 +274,19 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_statusName(JNIEnv* env, jclass cls,
   return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
 }
 
+JNIEXPORT jboolean JNICALL Java_dev_rl_Native_statusIsOutage(JNIEnv* env, jclass cls, jint status) {
+  (void)env;
+  (void)cls;
+  return rl_status_is_outage(status) ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jstring JNICALL Java_dev_rl_Native_statusDescription(JNIEnv* env, jclass cls,
+                                                               jint status) {
+  (void)cls;
+  const char* text = rl_status_description(status);
+  return text != NULL ? (*env)->NewStringUTF(env, text) : NULL;
+}
+
 JNIEXPORT jlong JNICALL Java_dev_rl_Native_maxWaitUs(JNIEnv* env, jclass cls) {
   (void)env;
   (void)cls;

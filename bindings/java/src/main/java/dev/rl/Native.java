@@ -27,6 +27,12 @@ final class Native {
 
   static native String statusName(int status);
 
+  /** rl_status_is_outage: the failures on_failure and the breaker act on. */
+  static native boolean statusIsOutage(int status);
+
+  /** rl_status_description: one line saying what the status means; null past the last. */
+  static native String statusDescription(int status);
+
   static native String sourceName(int source);
 
   /** RL_MAX_WAIT_US: the longest wait librl keeps (2^52 us); a longer one is this one. */

@@ -39,6 +39,11 @@ public enum Status {
 
   /** True for the outages that on_failure and the breaker act on. */
   public boolean isOutage() {
-    return this == TIMEOUT || this == BACKEND_UNAVAILABLE;
+    return Native.statusIsOutage(ordinal()); // librl's rule, not a copy
+  }
+
+  /** librl's one-line description of the status (rl_status_description). */
+  public String description() {
+    return Native.statusDescription(ordinal());
   }
 }

@@ -2,6 +2,7 @@ package dev.rl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,15 @@ class StatusTest {
       assertEquals(status, Status.of(status.ordinal()));
     }
     assertNull(Native.statusName(Status.values().length), "rl has a status Status lacks");
+  }
+
+  @Test
+  void outagesAndDescriptionsAreTheLibrarys() {
+    for (Status status : Status.values()) {
+      // Exactly the two the failure policy acts on, by librl's own rule.
+      assertEquals(status == Status.TIMEOUT || status == Status.BACKEND_UNAVAILABLE, status.isOutage());
+      assertTrue(status.description().length() > 5, status.cName());
+    }
   }
 
   @Test
