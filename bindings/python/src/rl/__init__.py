@@ -28,7 +28,7 @@ from .errors import (
 )
 from .limiter import Limiter
 from .stats import RoundTrips, StoreStats, Verdicts
-from .store import DecidesWith, Store, aopen, open, settings
+from .store import DecidesWith, SettingInfo, Store, aopen, open, setting_infos, settings
 
 #: Longest key in bytes.
 MAX_KEY_LENGTH: int = native.RL_MAX_KEY_LEN
@@ -42,6 +42,8 @@ __all__ = [
     "open",
     "aopen",
     "settings",
+    "setting_infos",
+    "SettingInfo",
     "Store",
     "DecidesWith",
     "Limiter",

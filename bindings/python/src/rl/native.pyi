@@ -28,6 +28,21 @@ RL_OP_PEEK: int
 RL_OP_REFUND: int
 RL_OP_RESET: int
 RL_VERSION_STRING: str
+RL_SETTING_INFO_VERSION: int
+
+class rl_setting_info:
+    version: int
+    secret: int
+    name: str
+    scope: str
+    kind: str
+    choices: Optional[str]
+    default_value: Optional[str]
+    description: str
+    range_min: int
+    range_max: int
+
+def rl_setting_describe(index: int, info: rl_setting_info) -> None: ...
 
 def rl_status_name(status: int) -> Optional[str]: ...
 def rl_source_name(source: int) -> Optional[str]: ...

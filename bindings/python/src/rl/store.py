@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, Optional
 
 from . import native
 from ._text import c_text, setting_text
+from .errors import InvalidArgumentError
 from .limiter import Limiter, make_config
 from .stats import StoreStats
 from .stats import from_native as _stats
@@ -68,12 +69,16 @@ class Store:
         local_share: str | float | None = None,
         **settings: Any,
     ) -> Limiter:
-        """A limiter over this store. Settings are librl's (see rl.settings()):
-        ``limit="100/1m"`` or ``["10/s", "1000/h"]``, ``algorithm="gcra"``
-        (default), ``token_bucket``, ``sliding_log``, ``sliding_window`` or
-        ``fixed_window``; ``burst`` one per limit; ``on_failure="closed" |
-        "open" | "local"``. A bad value or a missing limit raises
-        InvalidArgumentError naming it."""
+        """A limiter over this store. Settings are librl's (rl.setting_infos()
+        describes each): ``limit="100/1m"`` or ``["10/s", "1000/h"]``;
+        ``algorithm="gcra"`` (default), ``token_bucket``, ``sliding_log``,
+        ``sliding_window``, ``fixed_window`` or ``suppressed``; ``burst`` one
+        per limit; ``name`` the keys' namespace; ``granularity`` the sub-window
+        of sliding_window and suppressed; suppressed's ``hard_limit_factor``,
+        ``factor_reuse`` and ``seed``; ``on_failure="closed" | "open" |
+        "local"`` with ``local_share``; ``deny_cache_keys`` the denied-key
+        cache. A bad value or a missing limit raises InvalidArgumentError
+        naming it."""
         named = {
             "algorithm": algorithm,
             "limit": limit,
@@ -218,4 +223,41 @@ def settings() -> dict[str, str]:
     return dict(native.settings())
 
 
-__all__ = ["Store", "open", "aopen", "settings"]
+class SettingInfo(NamedTuple):
+    """One setting of librl's settings table (rl_setting_describe)."""
+
+    name: str
+    scope: str  # "store" (a URL query key) or "limiter" (Store.limiter)
+    kind: str  # "count", "duration", "choice", "boolean", "rates", "text", ...
+    choices: tuple[str, ...]  # kind "choice": its words
+    default: Optional[str]  # None: no default a value spells
+    description: str
+    range: Optional[tuple[int, int]]  # kind "count": the whole numbers it takes
+    secret: bool  # a credential: never shown
+
+
+def setting_infos() -> list[SettingInfo]:
+    """Every setting librl knows, described field by field, in its table's order."""
+    out: list[SettingInfo] = []
+    while True:
+        info = native.rl_setting_info()
+        info.version = native.RL_SETTING_INFO_VERSION
+        try:
+            native.rl_setting_describe(len(out), info)
+        except InvalidArgumentError:  # past the last setting
+            return out
+        out.append(
+            SettingInfo(
+                name=info.name,
+                scope=info.scope,
+                kind=info.kind,
+                choices=tuple(info.choices.split(",")) if info.choices else (),
+                default=info.default_value,
+                description=info.description,
+                range=(info.range_min, info.range_max) if info.kind == "count" else None,
+                secret=bool(info.secret),
+            )
+        )
+
+
+__all__ = ["Store", "open", "aopen", "settings", "setting_infos", "SettingInfo"]
