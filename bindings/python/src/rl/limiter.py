@@ -88,7 +88,8 @@ class Limiter:
         #: Its name as librl holds it ("default" when not set).
         self.name: str = native.rl_limiter_name(handle)
         #: Its limits as librl parsed them.
-        self.limits: list[Limit] = [Limit(n, w / 1_000_000, b) for n, w, b in native.limiter_limits(handle)]
+        self._limit_infos: list[tuple[int, int, int]] = native.limiter_limits(handle)
+        self.limits: list[Limit] = [Limit(n, w / 1_000_000, b) for n, w, b in self._limit_infos]
         self._finalizer = weakref.finalize(self, native.rl_limiter_free, handle)
 
     def __repr__(self) -> str:

@@ -606,6 +606,7 @@ static void* rl_free_store_thread(void* store) {
 %ignore rl_store_metrics;
 %ignore rl_string_free;
 %ignore rl_limiter_limits;
+%ignore rl_headers_render;
 %ignore rl_limiter_call_async;
 %ignore rl_limiter_acquire_async;
 %ignore rl_limiter_acquire_wait_async;
@@ -784,6 +785,56 @@ PyObject* limiter_limits(const rl_limiter* limiter) {
                                   (long long)infos[i].burst));
   }
   return list;
+}
+
+/* rl_headers_render for a decision given field by field, the limits as
+ * limiter_limits gives them: [RateLimit-Policy, RateLimit, Retry-After]
+ * (rl_header's order), each a str or None where the field is not sent. */
+PyObject* headers_render(const char* name, PyObject* limits, int allowed, int64_t remaining,
+                         int64_t retry_after_us, int64_t reset_after_us, int limit_index,
+                         int source, rl_error** err) {
+  rl_limit_info infos[8];
+  Py_ssize_t n = PySequence_Size(limits);
+  if (n < 0) return NULL;
+  if (n > 8) n = 8;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* item = PySequence_GetItem(limits, i);
+    long long limit = 0, window_us = 0, burst = 0;
+    const int ok = item && PyArg_ParseTuple(item, "LLL", &limit, &window_us, &burst);
+    Py_XDECREF(item);
+    if (!ok) return NULL;
+    infos[i].limit = limit;
+    infos[i].window_us = window_us;
+    infos[i].burst = burst;
+  }
+  rl_decision d = RL_DECISION_INIT;
+  d.allowed = allowed ? 1 : 0;
+  d.remaining = remaining;
+  d.retry_after_us = retry_after_us;
+  d.reset_after_us = reset_after_us;
+  d.limit_index = limit_index;
+  d.source = source;
+  char* values[RL_HEADER_COUNT] = {NULL, NULL, NULL};
+  if (rl_headers_render(name, infos, (size_t)n, &d, values, RL_HEADER_COUNT, err) != RL_OK) {
+    Py_INCREF(Py_None); /* the rl_error** typemap raises *err and drops this */
+    return Py_None;
+  }
+  PyObject* out = PyList_New(RL_HEADER_COUNT);
+  for (int i = 0; i < RL_HEADER_COUNT; i++) {
+    PyObject* v = NULL;
+    if (out && values[i]) {
+      v = PyUnicode_FromString(values[i]);
+    } else if (out) {
+      v = Py_None;
+      Py_INCREF(v);
+    }
+    rl_string_free(values[i]);
+    if (out && (!v || PyList_SetItem(out, i, v) < 0)) {
+      Py_DECREF(out);
+      out = NULL;
+    }
+  }
+  return out;
 }
 
 /* [(name, description)] of every setting librl knows. */

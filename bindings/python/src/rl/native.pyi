@@ -43,6 +43,17 @@ class rl_setting_info:
     range_max: int
 
 def rl_setting_describe(index: int, info: rl_setting_info) -> None: ...
+def rl_header_name(header: int) -> Optional[str]: ...
+def headers_render(
+    name: str,
+    limits: Sequence[Tuple[int, int, int]],
+    allowed: int,
+    remaining: int,
+    retry_after_us: int,
+    reset_after_us: int,
+    limit_index: int,
+    source: int,
+) -> list[Optional[str]]: ...
 
 def rl_status_name(status: int) -> Optional[str]: ...
 def rl_source_name(source: int) -> Optional[str]: ...

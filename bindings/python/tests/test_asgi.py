@@ -1,0 +1,144 @@
+"""rl.asgi.RateLimitMiddleware and rl.fastapi.RateLimit in a real FastAPI app
+served by uvicorn on loopback, answering real HTTP requests: the Nth+1
+request is limited with librl's fields, a route limits alone or not at all,
+an unreachable store is 503, two apps on one Redis share one limit, and bad
+options are refused when the app is built."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Iterator, Optional
+
+import pytest
+import uvicorn
+from fastapi import Depends, FastAPI
+
+import rl
+import rl.asgi
+import rl.fastapi
+
+
+class Server:
+    """uvicorn serving `app` on a loopback port of its own, in a thread."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]})
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+
+    def get(self, path: str, api_key: str = "alice") -> tuple[int, dict[str, str], str]:
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", headers={"x-api-key": api_key})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read().decode()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    servers: list[Server] = []
+
+    def start(app: FastAPI) -> Server:
+        servers.append(Server(app))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def api_key(scope) -> bytes:  # type: ignore[no-untyped-def]
+    return dict(scope["headers"]).get(b"x-api-key", b"anon")
+
+
+def app_with_middleware(limiter: rl.Limiter) -> FastAPI:
+    app = FastAPI()
+    app.add_middleware(rl.asgi.RateLimitMiddleware, limiter=limiter, key=api_key)
+
+    @app.get("/")
+    async def root() -> dict[str, Optional[int]]:
+        return {"ok": 1}
+
+    return app
+
+
+def test_the_middleware_limits_with_librls_fields(serve) -> None:  # type: ignore[no-untyped-def]
+    with rl.open("memory://?clock=manual") as store:
+        server = serve(app_with_middleware(store.limiter(limit="5/1m", name="api")))
+        for i in range(1, 6):
+            status, headers, _ = server.get("/")
+            assert status == 200, i
+            assert headers["ratelimit-policy"] == '"api";q=5;w=60'
+            assert headers["ratelimit"] == f'"api";r={5 - i};t={12 * i}'
+        status, headers, body = server.get("/")
+        assert status == 429 and body == "Too Many Requests\n"
+        assert headers["retry-after"] == "12"
+        assert headers["ratelimit"] == '"api";r=0;t=60'
+
+
+def test_a_route_limits_alone_or_not_at_all(serve) -> None:  # type: ignore[no-untyped-def]
+    with rl.open("memory://?clock=manual") as store:
+        bulk = rl.fastapi.RateLimit(store.limiter(limit="10/1m", name="bulk", algorithm="fixed_window"),
+                                    cost=lambda request: 5)
+        app = FastAPI()
+
+        @app.get("/bulk")
+        async def route(decision: rl.Decision = Depends(bulk)) -> dict[str, int]:
+            return {"remaining": decision.remaining}
+
+        @app.get("/free")
+        async def free() -> str:
+            return "ok"
+
+        server = serve(app)
+        assert server.get("/bulk")[0] == 200
+        status, headers, _ = server.get("/bulk")
+        assert status == 200 and headers["ratelimit-policy"] == '"bulk";q=10;w=60'
+        status, headers, _ = server.get("/bulk")
+        assert status == 429 and "retry-after" in headers
+        for _ in range(20):
+            status, headers, _ = server.get("/free")
+            assert status == 200 and "ratelimit" not in headers
+
+
+def test_an_unreachable_store_is_503_and_open_passes_without_fields(serve) -> None:  # type: ignore[no-untyped-def]
+    with rl.open("redis://127.0.0.1:1?connect_timeout_ms=100&timeout_ms=100&breaker_failures=0") as store:
+        closed = serve(app_with_middleware(store.limiter(limit="5/1m")))
+        status, _, body = closed.get("/")
+        assert status == 503 and "store unreachable" in body
+        opened = serve(app_with_middleware(store.limiter(limit="5/1m", on_failure="open")))
+        status, headers, _ = opened.get("/")
+        assert status == 200 and "ratelimit" not in headers
+
+
+def test_two_apps_on_one_redis_share_one_limit(serve, redis_url: str, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    with rl.open(f"{redis_url}?prefix={prefix}&clock=manual") as a, rl.open(f"{redis_url}?prefix={prefix}&clock=manual") as b:
+        one = serve(app_with_middleware(a.limiter(limit="5/1m", name="shared")))
+        two = serve(app_with_middleware(b.limiter(limit="5/1m", name="shared")))
+        statuses = [(one if i % 2 == 0 else two).get("/", "bob")[0] for i in range(7)]
+        assert statuses == [200] * 5 + [429] * 2
+
+
+def test_bad_options_are_refused_naming_them() -> None:
+    with rl.open("memory://") as store:
+        with pytest.raises(TypeError, match="RateLimitMiddleware: limiter: must be an rl.Limiter"):
+            rl.asgi.RateLimitMiddleware(FastAPI(), limiter="x")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="RateLimit: cost: must be a function"):
+            rl.fastapi.RateLimit(store.limiter(limit="1/s"), cost=5)  # type: ignore[arg-type]
