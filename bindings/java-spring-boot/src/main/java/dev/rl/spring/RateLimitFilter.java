@@ -1,0 +1,31 @@
+package dev.rl.spring;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.util.AntPathMatcher;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/** Limits each request whose path matches a limiter's paths, by every such limiter in turn. */
+public class RateLimitFilter extends OncePerRequestFilter {
+  private final RateLimiters limiters;
+  private final AntPathMatcher matcher = new AntPathMatcher();
+
+  public RateLimitFilter(RateLimiters limiters) {
+    this.limiters = limiters;
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    String path = request.getRequestURI().substring(request.getContextPath().length());
+    for (NamedLimiter l : limiters.all()) {
+      boolean matches = l.paths().stream().anyMatch(p -> matcher.match(p, path));
+      if (matches && !l.admit(request, response, l.cost())) return;
+    }
+    chain.doFilter(request, response);
+  }
+}
