@@ -147,3 +147,17 @@ test('bad options are refused at startup, naming them', async () => {
     await store.close();
   }
 });
+
+test('the example server answers as its header says', async () => {
+  const { startServer } = require('../../../examples/node/fastify-server.js');
+  const { port, close } = await startServer({ url: 'memory://?clock=manual', port: 0 });
+  try {
+    for (let i = 1; i <= 5; i++) assert.strictEqual((await get(port, '/hello', 'eve')).status, 200);
+    assert.strictEqual((await get(port, '/hello', 'eve')).status, 429);
+    assert.strictEqual((await get(port, '/health', 'eve')).status, 200);
+    const metrics = await get(port, '/metrics', 'eve');
+    assert.match(metrics.body, /^rl_decisions_total\{verdict="denied",source="store"\} 1$/m);
+  } finally {
+    await close();
+  }
+});

@@ -142,3 +142,24 @@ def test_bad_options_are_refused_naming_them() -> None:
             rl.asgi.RateLimitMiddleware(FastAPI(), limiter="x")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="RateLimit: cost: must be a function"):
             rl.fastapi.RateLimit(store.limiter(limit="1/s"), cost=5)  # type: ignore[arg-type]
+
+
+def test_the_example_app_answers_as_its_docstring_says(serve) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "examples" / "python" / "fastapi_app.py"
+    spec = importlib.util.spec_from_file_location("fastapi_app_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    try:
+        server = serve(example.app)
+        for i in range(1, 6):
+            status, headers, body = server.get("/hello", "eve")
+            assert status == 200 and body == f'{{"remaining":{5 - i}}}'
+        assert server.get("/hello", "eve")[0] == 429
+        status, _, body = server.get("/metrics", "mallory")
+        assert status == 200 and 'rl_decisions_total{source="store",verdict="denied"} 1.0' in body
+    finally:
+        example.store.close()
