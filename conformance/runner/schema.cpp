@@ -1,6 +1,5 @@
 #include "schema.h"
 
-#include <regex>
 #include <vector>
 
 namespace conformance {
