@@ -23,6 +23,11 @@ inline const char* algorithm_name(Algorithm a) {
   return "?";
 }
 
+// Every algorithm's name, comma-separated: the algorithm setting's choices
+// (rl_setting_describe); settings_table_test checks it against the enum.
+inline constexpr const char kAlgorithmChoices[] =
+    "gcra,token_bucket,sliding_log,sliding_window,fixed_window,suppressed";
+
 inline Algorithm parse_algorithm(std::string_view text) {
   for (Algorithm a : {Algorithm::gcra, Algorithm::token_bucket, Algorithm::sliding_log,
                       Algorithm::sliding_window, Algorithm::fixed_window, Algorithm::suppressed}) {

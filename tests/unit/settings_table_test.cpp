@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "config/algorithm.h"
 #include "config/settings.h"
 #include "error.h"
 
@@ -143,6 +144,15 @@ TEST(SettingsTable, UnsetSettingsHoldTheTablesDefaultsTyped) {
 // The kind a binding types a setting by says true: counts and only counts
 // have a range, choices and only choices list their words, each word
 // parses and a word outside them is refused naming the setting.
+// The algorithm setting offers exactly the algorithms there are.
+TEST(SettingsTable, TheAlgorithmChoicesAreEveryAlgorithm) {
+  std::string names;
+  for (int a = 0; a <= static_cast<int>(Algorithm::suppressed); ++a) {
+    names += (names.empty() ? "" : ",") + std::string(algorithm_name(static_cast<Algorithm>(a)));
+  }
+  EXPECT_EQ(std::string(find_setting("algorithm")->choices), names);
+}
+
 TEST(SettingsTable, EveryKindSaysWhatTheSettingTakes) {
   for (const SettingInfo* s : all_settings()) {
     SCOPED_TRACE(s->name);

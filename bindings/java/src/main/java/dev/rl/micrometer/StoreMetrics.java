@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -48,30 +49,25 @@ public final class StoreMetrics implements MeterBinder {
   public void bindTo(MeterRegistry registry) {
     for (Family family : Exposition.parse(store.metrics()).values()) {
       switch (family.type) {
-        case "counter" -> bindCounters(registry, family);
+        case "counter" -> bindSamples(registry, family, true);
         case "summary" -> bindSummary(registry, family);
-        default -> bindGauges(registry, family);
+        default -> bindSamples(registry, family, false);
       }
     }
   }
 
-  private void bindCounters(MeterRegistry registry, Family family) {
-    String name = meterName(family.name.replaceFirst("_total$", ""));
+  // A counter family (rl_decisions_total is rl.decisions) or a gauge family: one meter per sample.
+  private void bindSamples(MeterRegistry registry, Family family, boolean counter) {
+    String name = meterName(counter ? family.name.replaceFirst("_total$", "") : family.name);
     for (Sample s : family.samples) {
-      FunctionCounter.builder(name, store, st -> read(st, family.name, s.name, s.labels))
-          .description(family.help)
-          .tags(tagsOf(s.labels))
-          .register(registry);
-    }
-  }
-
-  private void bindGauges(MeterRegistry registry, Family family) {
-    String name = meterName(family.name);
-    for (Sample s : family.samples) {
-      Gauge.builder(name, store, st -> read(st, family.name, s.name, s.labels))
-          .description(family.help)
-          .tags(tagsOf(s.labels))
-          .register(registry);
+      ToDoubleFunction<Store> value = st -> read(st, family.name, s.name, s.labels);
+      if (counter) {
+        FunctionCounter.builder(name, store, value).description(family.help).tags(tagsOf(s.labels))
+            .register(registry);
+      } else {
+        Gauge.builder(name, store, value).description(family.help).tags(tagsOf(s.labels))
+            .register(registry);
+      }
     }
   }
 
