@@ -4,33 +4,26 @@ import dev.rl.Decision;
 import dev.rl.RateLimitException;
 import dev.rl.RateLimitHeaders;
 import dev.rl.RateLimiter;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.security.Principal;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * One configured limiter: the rl limiter, how a request maps to its key and cost, the paths the
- * filter limits, and the one answer every entry point gives (429 with the RateLimit fields, 503
- * for a store outage under on_failure=closed).
+ * One configured limiter: the rl limiter, where its key comes from, its cost, the paths the
+ * filters limit, and the one answer every entry point (servlet filter, WebFlux filter,
+ * {@link RateLimited}) gives: go on, 429 with the RateLimit fields, or 503 for a store outage
+ * under on_failure=closed.
  */
 public final class NamedLimiter {
   private final String name;
   private final RateLimiter limiter;
   private final RateLimitHeaders headers;
-  private final Function<HttpServletRequest, String> key;
+  private final KeySource key;
   private final long cost;
   private final List<String> paths;
 
-  NamedLimiter(
-      String name,
-      RateLimiter limiter,
-      Function<HttpServletRequest, String> key,
-      long cost,
-      List<String> paths) {
+  NamedLimiter(String name, RateLimiter limiter, KeySource key, long cost, List<String> paths) {
     this.name = name;
     this.limiter = limiter;
     this.headers = new RateLimitHeaders(limiter);
@@ -47,6 +40,10 @@ public final class NamedLimiter {
     return limiter;
   }
 
+  KeySource key() {
+    return key;
+  }
+
   List<String> paths() {
     return paths;
   }
@@ -59,52 +56,51 @@ public final class NamedLimiter {
   public static final String DECISION_ATTRIBUTE = "dev.rl.spring.decision";
 
   /**
-   * Decides the request: true to go on, false when the response was answered (429 or 503). Other
-   * failures of rl are thrown, for the application's error handling.
+   * What a request gets: status 0 to go on (with the decision), 429 or 503 with the body to send;
+   * fields are the RateLimit header fields to set either way (none for fail_open and outages).
    */
-  boolean admit(HttpServletRequest request, HttpServletResponse response, long units)
-      throws IOException {
-    Decision decision;
-    Map<String, String> fields;
-    try {
-      decision = limiter.tryAcquire(key.apply(request), units);
-      fields = headers.of(decision); // none for fail_open: nothing was counted
-    } catch (RateLimitException e) {
-      if (!e.status().isOutage()) throw e;
-      response.setStatus(503);
-      response.setContentType("text/plain;charset=UTF-8");
-      response.getWriter().write("Service Unavailable: rate limiter store unreachable\n");
-      return false;
+  record Answer(int status, Decision decision, Map<String, String> fields) {
+    boolean proceeds() {
+      return status == 0;
     }
-    fields.forEach(response::setHeader);
-    if (decision.allowed()) {
-      request.setAttribute(DECISION_ATTRIBUTE, decision);
-      return true;
+
+    String body() {
+      return status == 429
+          ? "Too Many Requests\n"
+          : "Service Unavailable: rate limiter store unreachable\n";
     }
-    response.setStatus(429);
-    response.setContentType("text/plain;charset=UTF-8");
-    response.getWriter().write("Too Many Requests\n");
-    return false;
   }
 
-  /** ip, header:Name or principal (else the address), as a function of the request. */
-  static Function<HttpServletRequest, String> keyOf(String spec, String where) {
-    Function<HttpServletRequest, String> address = HttpServletRequest::getRemoteAddr;
-    if (spec == null || spec.equals("ip")) return address;
-    if (spec.equals("principal")) {
-      return r -> {
-        Principal p = r.getUserPrincipal();
-        return p != null ? "principal:" + p.getName() : r.getRemoteAddr();
-      };
+  private static final Answer OUTAGE = new Answer(503, null, Map.of());
+
+  private Answer answer(Decision decision) {
+    Map<String, String> fields = headers.of(decision); // none for fail_open: nothing was counted
+    return new Answer(decision.allowed() ? 0 : 429, decision, fields);
+  }
+
+  /** Decides on the caller's thread; failures other than a store outage are thrown. */
+  Answer decide(String key, long units) {
+    try {
+      return answer(limiter.tryAcquire(key, units));
+    } catch (RateLimitException e) {
+      if (!e.status().isOutage()) throw e;
+      return OUTAGE;
     }
-    if (spec.startsWith("header:") && spec.length() > "header:".length()) {
-      String header = spec.substring("header:".length());
-      return r -> {
-        String value = r.getHeader(header);
-        return value != null && !value.isEmpty() ? value : r.getRemoteAddr();
-      };
-    }
-    throw new IllegalArgumentException(
-        where + ".key: '" + spec + "' is not ip, header:<Name> or principal");
+  }
+
+  /**
+   * Decides without blocking: completes on rl's I/O thread (callers move off it); failures other
+   * than a store outage complete it exceptionally.
+   */
+  CompletableFuture<Answer> decideAsync(String key, long units) {
+    return limiter
+        .tryAcquireAsync(key, units)
+        .thenApply(this::answer)
+        .exceptionally(
+            err -> {
+              Throwable cause = err instanceof CompletionException ? err.getCause() : err;
+              if (cause instanceof RateLimitException e && e.status().isOutage()) return OUTAGE;
+              throw err instanceof CompletionException c ? c : new CompletionException(cause);
+            });
   }
 }

@@ -24,7 +24,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
     String path = request.getRequestURI().substring(request.getContextPath().length());
     for (NamedLimiter l : limiters.all()) {
       boolean matches = l.paths().stream().anyMatch(p -> matcher.match(p, path));
-      if (matches && !l.admit(request, response, l.cost())) return;
+      if (matches && !ServletLimiting.admit(l, request, response, l.cost())) return;
     }
     chain.doFilter(request, response);
   }

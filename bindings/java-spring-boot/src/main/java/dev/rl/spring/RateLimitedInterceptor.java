@@ -25,6 +25,6 @@ public class RateLimitedInterceptor implements HandlerInterceptor {
     }
     if (limit == null) return true;
     NamedLimiter l = limiters.get(limit.value());
-    return l.admit(request, response, limit.cost() > 0 ? limit.cost() : l.cost());
+    return ServletLimiting.admit(l, request, response, limit.cost() > 0 ? limit.cost() : l.cost());
   }
 }

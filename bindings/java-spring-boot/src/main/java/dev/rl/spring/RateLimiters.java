@@ -55,13 +55,14 @@ public final class RateLimiters implements AutoCloseable {
         default -> settings.put(setting, value);
       }
     }
+    KeySource keySource = KeySource.parse(key, where); // before the limiter: nothing to close
     RateLimiter limiter;
     try {
       limiter = store.limiter(settings);
     } catch (RateLimitException x) {
       throw new IllegalArgumentException(where + ": " + x.getMessage(), x);
     }
-    return new NamedLimiter(name, limiter, NamedLimiter.keyOf(key, where), cost, paths);
+    return new NamedLimiter(name, limiter, keySource, cost, paths);
   }
 
   /** The limiter rl.limiters.name, or an IllegalArgumentException naming it. */

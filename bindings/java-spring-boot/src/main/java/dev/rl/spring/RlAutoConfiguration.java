@@ -17,8 +17,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * rl in a Spring Boot application: the store of rl.url, the limiters of rl.limiters (made at
- * startup), a servlet filter for the limiters' paths, {@link RateLimited} controller methods, and
- * the store's metrics in Micrometer when it is there.
+ * startup), a servlet filter (or, in a reactive application, a WebFlux filter) for the limiters'
+ * paths, {@link RateLimited} controller methods (servlet), and the store's metrics in Micrometer
+ * when it is there.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RlProperties.class)
@@ -62,6 +63,17 @@ public class RlAutoConfiguration {
           registry.addInterceptor(new RateLimitedInterceptor(limiters));
         }
       };
+    }
+  }
+
+  /** The WebFlux filter, when the application is reactive. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
+  static class Reactive {
+    @Bean
+    RateLimitWebFilter rlWebFilter(RateLimiters limiters) {
+      return new RateLimitWebFilter(limiters);
     }
   }
 
