@@ -138,3 +138,29 @@ def test_bad_settings_are_refused_naming_them() -> None:
             rl.django.RateLimitMiddleware(lambda r: HttpResponse())
     with pytest.raises(ImproperlyConfigured, match="key: 'cookie' is not"):
         rl.django.rate_limit("api", key="cookie")
+
+
+def test_the_example_app_answers_as_its_docstring_says() -> None:
+    # Its own process: the example configures Django's settings, once a process.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "python" / "django_app.py"
+    env = {**os.environ, "RL_URL": f"{REDIS}?prefix={PREFIX}ex" if REDIS else "memory://"}
+    proc = subprocess.Popen([sys.executable, str(example), "0"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1])
+        for i in range(1, 6):
+            status, headers = get(port, "hello", "erin")
+            assert status == 200 and headers["ratelimit"].startswith(f'"api";r={5 - i};'), (i, headers)
+        status, headers = get(port, "hello", "erin")
+        assert status == 429 and "retry-after" in headers
+        assert [get(port, "bulk", f"bulk{PREFIX}")[0] for _ in range(3)] == [200, 200, 429]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
