@@ -361,6 +361,37 @@ ROWS += [
 ]
 
 
+# The frameworks (bench/frameworks/run): each app's /limited route beside its
+# /bare one, same run, one loopback client; then what rl adds (limited minus
+# bare) beside the store's own round trip, timed inside the same app (goal:
+# the integration adds no more than the round trip it must make).
+def framework(name, fw):
+    return field(name, bench="frameworks", framework=fw)
+
+
+def added(q, fw):
+    def read(results):
+        r = one(results, bench="frameworks", framework=fw)
+        return None if r is None else r[f"limited_{q}_us"] - r[f"bare_{q}_us"]
+    return read
+
+
+FRAMEWORKS = [("spring", "Spring Boot servlet (starter's filter)"), ("fastapi", "FastAPI (rl.fastapi dependency)"),
+              ("fastify", "Fastify (rl's plugin)"), ("go", "Go net/http (rlhttp)")]
+ROWS += [
+    (f"fw_{fw}_{q}", f"{label}, {q} per request with rl; peer: the bare route, same app", US, "frameworks",
+     framework(f"limited_{q}_us", fw), framework(f"bare_{q}_us", fw), None)
+    for fw, label in FRAMEWORKS
+    for q in ("p50", "p99")
+]
+ROWS += [
+    (f"fw_{fw}_added_{q}", f"{label}, {q} rl adds per request; peer: the store's own round trip, {q}", US,
+     "frameworks", added(q, fw), framework(f"store_{q}_us", fw), ("<=", 1))
+    for fw, label in FRAMEWORKS
+    for q in ("p50", "p99")
+]
+
+
 def sources_of(row):
     source = row[3]
     return source if isinstance(source, tuple) else (source,)

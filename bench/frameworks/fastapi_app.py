@@ -1,0 +1,56 @@
+"""bench/frameworks' FastAPI app (served by uvicorn): /bare, /limited behind
+rl's FastAPI dependency, /store?n=N timing N acquires of the same limiter.
+
+  RL_URL=redis://... python fastapi_app.py    # prints "listening on http://127.0.0.1:PORT"
+"""
+import asyncio
+import os
+import socket
+import statistics
+import time
+
+import uvicorn
+from fastapi import Depends, FastAPI, Request
+
+import rl
+import rl.fastapi
+
+store = rl.open(os.environ.get("RL_URL", "memory://"))
+limiter = store.limiter(name="bench-fw", limit="1000000000/1s")
+limited = rl.fastapi.RateLimit(limiter, key=lambda request: request.headers.get("x-api-key", "anon"))
+app = FastAPI()
+
+
+@app.get("/bare")
+async def bare() -> str:
+    return "ok"
+
+
+@app.get("/limited", dependencies=[Depends(limited)])
+async def limited_route() -> str:
+    return "ok"
+
+
+@app.get("/store")
+async def store_round_trip(request: Request, n: int) -> dict[str, float]:
+    took = []
+    for i in range(n):
+        began = time.perf_counter_ns()
+        await limiter.aacquire(f"rtt{i}")
+        took.append((time.perf_counter_ns() - began) / 1000)
+    took.sort()
+    return {"p50_us": statistics.median(took), "p99_us": took[min(n - 1, int(0.99 * n))]}
+
+
+async def main() -> None:
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on such sockets (else
+    # Nagle holds the body behind the headers until the client's delayed ACK).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", int(os.environ.get("PORT", "0"))))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    await server.serve(sockets=[sock])
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
