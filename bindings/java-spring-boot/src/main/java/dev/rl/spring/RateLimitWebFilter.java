@@ -3,6 +3,7 @@ package dev.rl.spring;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatus;
@@ -48,8 +49,17 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
       ServerWebExchange exchange, WebFilterChain chain, List<NamedLimiter> matching, int next) {
     if (next == matching.size()) return chain.filter(exchange);
     NamedLimiter l = matching.get(next);
+    return admit(exchange, l, l.cost(), () -> admit(exchange, chain, matching, next + 1));
+  }
+
+  /**
+   * Decides the exchange by one limiter: then() when it may go on, else the 429 or 503 answer.
+   * Other failures of rl are errors, for WebFlux's error handling.
+   */
+  static Mono<Void> admit(
+      ServerWebExchange exchange, NamedLimiter l, long units, Supplier<Mono<Void>> then) {
     return key(l.key(), exchange)
-        .flatMap(key -> Mono.fromFuture(() -> l.decideAsync(key, l.cost())))
+        .flatMap(key -> Mono.fromFuture(() -> l.decideAsync(key, units)))
         .publishOn(Schedulers.parallel())
         .flatMap(
             answer -> {
@@ -57,7 +67,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
               answer.fields().forEach(response.getHeaders()::set);
               if (answer.proceeds()) {
                 exchange.getAttributes().put(NamedLimiter.DECISION_ATTRIBUTE, answer.decision());
-                return admit(exchange, chain, matching, next + 1);
+                return then.get();
               }
               response.setStatusCode(HttpStatus.valueOf(answer.status()));
               response.getHeaders().setContentType(TEXT);

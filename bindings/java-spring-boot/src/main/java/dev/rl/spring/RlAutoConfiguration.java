@@ -3,6 +3,8 @@ package dev.rl.spring;
 import dev.rl.Store;
 import dev.rl.micrometer.StoreMetrics;
 import java.util.Objects;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -12,13 +14,14 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * rl in a Spring Boot application: the store of rl.url, the limiters of rl.limiters (made at
  * startup), a servlet filter (or, in a reactive application, a WebFlux filter) for the limiters'
- * paths, {@link RateLimited} controller methods (servlet), and the store's metrics in Micrometer
+ * paths, {@link RateLimited} controller methods, and the store's metrics in Micrometer
  * when it is there.
  */
 @AutoConfiguration
@@ -66,7 +69,7 @@ public class RlAutoConfiguration {
     }
   }
 
-  /** The WebFlux filter, when the application is reactive. */
+  /** The WebFlux filters (paths, @RateLimited), when the application is reactive. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
   @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
@@ -74,6 +77,14 @@ public class RlAutoConfiguration {
     @Bean
     RateLimitWebFilter rlWebFilter(RateLimiters limiters) {
       return new RateLimitWebFilter(limiters);
+    }
+
+    @Bean
+    RateLimitedWebFilter rlRateLimitedHandlers(
+        RateLimiters limiters,
+        @Qualifier("requestMappingHandlerMapping")
+            ObjectProvider<RequestMappingHandlerMapping> mapping) {
+      return new RateLimitedWebFilter(limiters, mapping);
     }
   }
 

@@ -19,7 +19,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The starter's WebFlux filter in real reactive Spring Boot applications (Reactor Netty on
  * loopback, random ports) answering real HTTP requests: the Nth+1 request limited with the
- * RateLimit fields, an unreachable store under closed and open, two applications sharing one limit
+ * RateLimit fields, an annotated method with its own limit and cost, an unreachable store under closed and open, two applications sharing one limit
  * on Redis, and a bad setting refused at startup naming it.
  */
 class RlWebFluxTest {
@@ -52,6 +52,7 @@ class RlWebFluxTest {
   void theReactiveApplicationGetsTheWebFilterNotTheServletFilter() {
     try (ConfigurableApplicationContext app = start("rl.url=memory://?clock=manual")) {
       assertEquals(1, app.getBeansOfType(RateLimitWebFilter.class).size());
+      assertEquals(1, app.getBeansOfType(RateLimitedWebFilter.class).size());
       assertTrue(app.getBeansOfType(RateLimitedInterceptor.class).isEmpty());
     }
   }
@@ -83,6 +84,27 @@ class RlWebFluxTest {
         assertEquals(200, free.statusCode());
         assertFalse(free.headers().firstValue("RateLimit").isPresent());
       }
+    }
+  }
+
+  @Test
+  void anAnnotatedMethodHasItsOwnLimitAndCost() throws Exception {
+    try (ConfigurableApplicationContext app =
+        start(
+            "rl.url=memory://?clock=manual",
+            "rl.limiters.bulk.limit=10/1m",
+            "rl.limiters.bulk.algorithm=fixed_window",
+            "rl.limiters.bulk.key=header:X-Api-Key")) {
+      assertEquals(200, get(app, "/bulk", "bob").statusCode());
+      HttpResponse<String> second = get(app, "/bulk", "bob");
+      assertEquals(200, second.statusCode());
+      assertEquals("bulk", second.body());
+      assertEquals(
+          "\"bulk\";q=10;w=60", second.headers().firstValue("RateLimit-Policy").orElse(""));
+      HttpResponse<String> third = get(app, "/bulk", "bob");
+      assertEquals(429, third.statusCode());
+      assertTrue(third.headers().firstValue("Retry-After").isPresent());
+      assertEquals(404, get(app, "/nowhere", "bob").statusCode(), "no handler: WebFlux's 404");
     }
   }
 
