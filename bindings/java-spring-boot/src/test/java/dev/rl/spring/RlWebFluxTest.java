@@ -19,7 +19,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The starter's WebFlux filter in real reactive Spring Boot applications (Reactor Netty on
  * loopback, random ports) answering real HTTP requests: the Nth+1 request limited with the
- * RateLimit fields, an annotated method with its own limit and cost, an unreachable store under closed and open, two applications sharing one limit
+ * RateLimit fields, an annotated method with its own limit and cost, an unreachable store under
+ * closed and open, two reactive applications (and a reactive and a servlet one) sharing one limit
  * on Redis, and a bad setting refused at startup naming it.
  */
 class RlWebFluxTest {
@@ -158,6 +159,36 @@ class RlWebFluxTest {
       List<Integer> statuses = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         statuses.add(get(i % 2 == 0 ? a : b, "/api/items", "dave").statusCode());
+      }
+      assertEquals(List.of(200, 200, 200, 200, 200, 429, 429), statuses);
+    }
+  }
+
+  @Test
+  void aServletAndAReactiveApplicationShareOneLimit() throws Exception {
+    String url = System.getenv("RL_TEST_REDIS_URL");
+    assertTrue(url != null && !url.isEmpty(), "RL_TEST_REDIS_URL is not set");
+    String name = "mixed" + System.nanoTime();
+    String[] props = {
+      "rl.url=" + url,
+      "rl.limiters." + name + ".limit=5/1m",
+      "rl.limiters." + name + ".key=header:X-Api-Key",
+      "rl.limiters." + name + ".paths=/api/items"
+    };
+    List<String> servletArgs =
+        new ArrayList<>(
+            List.of(
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN"));
+    for (String p : props) servletArgs.add("--" + p);
+    try (ConfigurableApplicationContext reactive = start(props);
+        ConfigurableApplicationContext servlet =
+            SpringApplication.run(TestApp.class, servletArgs.toArray(String[]::new))) {
+      List<Integer> statuses = new ArrayList<>();
+      for (int i = 0; i < 7; i++) {
+        statuses.add(get(i % 2 == 0 ? reactive : servlet, "/api/items", "erin").statusCode());
       }
       assertEquals(List.of(200, 200, 200, 200, 200, 429, 429), statuses);
     }
