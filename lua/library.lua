@@ -55,6 +55,8 @@ local function batch(keys, argv)
   local left, decide, at_time, cost, limits = 0, nil, nil, nil, nil -- the group's
   local function run() -- decides calls i.. in order; a group it cannot read: why
     while i <= n do
+      local k = i
+      i = i + 1 -- an error from here on is call k's
       if left == 0 then
         local name = argv[at]
         local kind = kinds[name]
@@ -74,16 +76,15 @@ local function batch(keys, argv)
           at_time = now
         end
       end
-      local k = i
-      left, i = left - 1, i + 1
+      left = left - 1
       out[k] = decide(keys[k], at_time, cost, limits)
     end
   end
   while i <= n do
     local ok, got = pcall(run)
     if ok then
-      if got then -- this call and every one after it
-        for j = i, n do out[j] = { err = got } end
+      if got then -- the call that named it and every one after it
+        for j = i - 1, n do out[j] = { err = got } end
       end
       break
     end
