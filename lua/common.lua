@@ -391,7 +391,11 @@ local function operation(algo, op)
   return function(keys, argv)
     local now, cost_text, limits = argv[1], argv[2], argv[3]
     if cost_text == nil then return decide(keys[1], nil, '1', now) end -- the short form
-    if now == '' then now = nil else now = tonumber(now) end
+    if now == '' then
+      now = nil
+    else
+      now = tonumber(now) or error('rl: now is not a number: ' .. now, 0)
+    end
     return decide(keys[1], now, cost_text, limits)
   end
 end

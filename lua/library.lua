@@ -30,7 +30,11 @@ local function entry(algorithm, op)
     local decide = kind.decide or decider_of(kind)
     local now, cost_text, limits = argv[1], argv[2], argv[3]
     if cost_text == nil then return decide(keys[1], nil, '1', now) end -- the short form
-    if now == '' then now = nil else now = tonumber(now) end
+    if now == '' then
+      now = nil
+    else
+      now = tonumber(now) or error('rl: now is not a number: ' .. now, 0)
+    end
     return decide(keys[1], now, cost_text, limits)
   end
 end
@@ -57,26 +61,30 @@ local function batch(keys, argv)
     while i <= n do
       local k = i
       i = i + 1 -- an error from here on is call k's
-      if left == 0 then
+      if left == 0 then -- call k starts a group: read it, and where the next one starts
         local name = argv[at]
         local kind = kinds[name]
         if not kind then return 'ERR rl batch: no function ' .. tostring(name) end
-        decide = kind.decide or decider_of(kind)
         if kind.full then
-          at_time, cost, limits, left = argv[at + 1], argv[at + 2], argv[at + 3], 1
+          at_time, cost, limits = argv[at + 1], argv[at + 2], argv[at + 3]
           at = at + 4
-          if at_time == '' then at_time = nil else at_time = tonumber(at_time) end
         else
-          at_time, cost, limits, left = nil, '1', argv[at + 1], tonumber(argv[at + 2])
+          at_time, cost, limits, left = '', '1', argv[at + 1], tonumber(argv[at + 2])
           at = at + 3
           if not left or left < 1 then return 'ERR rl batch: bad count after ' .. name end
+          left = left - 1 -- the calls after k in this group
         end
-        if at_time == nil then
+        -- Whatever raises an error from here on, the groups stay in step.
+        decide = kind.decide or decider_of(kind)
+        if at_time == '' then
           if not now then now = rl.now() end
           at_time = now
+        else
+          at_time = tonumber(at_time) or error('rl: now is not a number: ' .. at_time, 0)
         end
+      else
+        left = left - 1
       end
-      left = left - 1
       out[k] = decide(keys[k], at_time, cost, limits)
     end
   end
