@@ -2,14 +2,19 @@
 """Redis CPU per decision of rl's Lua (FCALL of the library made from lua/)
 beside the peers' scripts, sent straight to a redis-server of its own.
 
-    bench/redis/lua_cost.py [--callgrind] [--calls N] [--log-calls N] [--only NAME,...]
+    bench/redis/lua_cost.py [--callgrind [--sim]] [--calls N] [--log-calls N] [--only NAME,...]
                             [--sizes 1,100,1000,10000] [--lua DIR] [--keep DIR]
 
 Each case sends N calls one at a time (1 in flight) and reports, per call:
 - usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
   commandstats after CONFIG RESETSTAT (load-dependent: take ratios);
 - with --callgrind: the instructions redis-server ran inside fcallCommand
-  or evalShaCommand (valgrind --toggle-collect), exact whatever the load.
+  or evalShaCommand (valgrind --toggle-collect), exact whatever the load;
+  with --sim as well, valgrind's cache and branch simulation and an
+  estimate of cycles in their place.
+The batch cases send one FCALL of the batch function with 50 usual calls
+(as core/redis/coalescer.cpp groups them) and give rl's figures per
+decision.
 Peers: redis_rate's GCRA (allowN), rate-limiter-flexible's RateLimiterRedis
 script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
@@ -308,8 +313,10 @@ def main():
         r = b.measure(rl, n, before, warm)
         r = (r[0] / per, None if r[1] is None else r[1] / per)
         detail = getattr(b, 'sim_detail', None)
+        if detail:
+            detail = {e: v / per for e, v in detail.items()}
         q = b.measure(peer, n * per, before, warm)  # as many decisions as rl's
-        if detail:  # per call: rl's events, then the peer's
+        if detail:  # per decision: rl's events, then the peer's
             for who, d in (('rl', detail), ('peer', b.sim_detail)):
                 print('  %s %s: %s' % (name, who, ' '.join('%s=%.0f' % kv for kv in sorted(d.items()))))
         if check:
