@@ -252,12 +252,6 @@ local function open(key, algo, rates)
   return states
 end
 
--- The arguments in full: the short form (above) as { '', '1', limits }.
-local function full(argv)
-  if argv[2] == nil then return { '', '1', argv[1] } end
-  return argv
-end
-
 -- refund and reset change every limit, then report the state afterwards.
 local function change(keys, argv, algo, op)
   local key, now, cost, rates = keys[1], now_us(argv[1]), cost_of(argv[2]), limits_of(argv[3])
@@ -344,41 +338,64 @@ local function decide_many(key, algo, rates, now, cost, record)
   return reply(out)
 end
 
--- The function (keys, argv) -> reply of one operation of one algorithm. A
--- Function library makes each once, at its first call (lua/library.lua); a
--- script makes its own on each call (lua/operations/).
-local function operation(algo, op)
+-- Redis's clock in microseconds. The same second is the same interned
+-- string: its microseconds are known without parsing it again.
+local time_seconds, time_base = nil, 0 -- TIME's last seconds, in us
+local function redis_now()
+  local t = call('TIME')
+  local seconds = t[1]
+  if seconds ~= time_seconds then time_seconds, time_base = seconds, seconds * 1000000 end
+  return time_base + t[2] -- Lua's own coercion: no call of tonumber
+end
+
+-- The function (key, now, cost_text, limits) -> reply of one operation of
+-- one algorithm; now in microseconds, or nil to read Redis TIME. A Function
+-- library makes each once, at its first use (lua/library.lua: its entry
+-- points and its batch); a script makes its own on each call (operation
+-- below).
+local function decider(algo, op)
   if algo.run then -- suppressed: every call records, and a draw decides
-    return function(keys, argv) return algo.run(keys, full(argv), op) end
+    return function(key, now, cost_text, limits)
+      return algo.run({ key }, { now and int(now) or '', cost_text, limits }, op)
+    end
   end
   if op == 'refund' or op == 'reset' then
-    return function(keys, argv) return change(keys, full(argv), algo, op) end
+    return function(key, now, cost_text, limits)
+      return change({ key }, { now and int(now) or '', cost_text, limits }, algo, op)
+    end
   end
-  -- acquire and peek: this runs on every call, with now_us, cost_of and
+  -- acquire and peek: this runs on every call, with redis_now, cost_of and
   -- limits_of's cache inline.
   local record = op == 'acquire'
   local one = record and algo.acquire_one
-  local time_seconds, time_base = nil, 0 -- TIME's last seconds, in us
-  return function(keys, argv)
-    local now, cost, cost_text, limits = argv[1], 1, argv[2], argv[3]
-    if cost_text == nil then -- the short form
-      now, cost_text, limits = '', '1', now
-    elseif cost_text ~= '1' then
-      cost = tonumber(cost_text)
-    end
+  return function(key, now, cost_text, limits)
+    local cost = 1
+    if cost_text ~= '1' then cost = tonumber(cost_text) end
     local rates = parsed_limits[limits] or limits_of(limits)
-    if now == '' then
+    if now == nil then
       local t = call('TIME')
       local seconds = t[1]
-      -- The same second is the same interned string: its microseconds are
-      -- known without parsing it again.
       if seconds ~= time_seconds then time_seconds, time_base = seconds, seconds * 1000000 end
       now = time_base + t[2]
-    else
-      now = tonumber(now)
     end
-    if rates[2] ~= nil then return decide_many(keys[1], algo, rates, now, cost, record) end
-    if one then return one(keys[1], rates[1], now, cost, rates.min_ttl, cost_text, rates) end
-    return decide_one(keys[1], algo, rates, now, cost, record)
+    if rates[2] ~= nil then return decide_many(key, algo, rates, now, cost, record) end
+    if one then return one(key, rates[1], now, cost, rates.min_ttl, cost_text, rates) end
+    return decide_one(key, algo, rates, now, cost, record)
+  end
+end
+
+-- A call's arguments (above: the short form, or now, cost, limits) as
+-- decide's. lua/library.lua's entry points read them the same way, inline.
+local function operation(algo, op)
+  local decide = decider(algo, op)
+  return function(keys, argv)
+    local now, cost_text, limits = argv[1], argv[2], argv[3]
+    if cost_text == nil then return decide(keys[1], nil, '1', now) end -- the short form
+    if now == '' then
+      now = nil
+    else
+      now = tonumber(now) or error('rl: now is not a number: ' .. now, 0)
+    end
+    return decide(keys[1], now, cost_text, limits)
   end
 end

@@ -2,14 +2,19 @@
 """Redis CPU per decision of rl's Lua (FCALL of the library made from lua/)
 beside the peers' scripts, sent straight to a redis-server of its own.
 
-    bench/redis/lua_cost.py [--callgrind] [--calls N] [--log-calls N] [--only NAME,...]
+    bench/redis/lua_cost.py [--callgrind [--sim]] [--calls N] [--log-calls N] [--only NAME,...]
                             [--sizes 1,100,1000,10000] [--lua DIR] [--keep DIR]
 
 Each case sends N calls one at a time (1 in flight) and reports, per call:
 - usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
   commandstats after CONFIG RESETSTAT (load-dependent: take ratios);
 - with --callgrind: the instructions redis-server ran inside fcallCommand
-  or evalShaCommand (valgrind --toggle-collect), exact whatever the load.
+  or evalShaCommand (valgrind --toggle-collect), exact whatever the load;
+  with --sim as well, valgrind's cache and branch simulation and an
+  estimate of cycles in their place.
+The batch cases send one FCALL of the batch function with 50 usual calls
+(as core/redis/coalescer.cpp groups them) and give rl's figures per
+decision.
 Peers: redis_rate's GCRA (allowN), rate-limiter-flexible's RateLimiterRedis
 script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
@@ -109,7 +114,10 @@ def library_text(lua_dir):
         for op in OPS:
             regs += "entries.%s_%s = entry('%s', '%s')\nredis.register_function('@RL_LIBRARY@_%s_%s', entries.%s_%s)\n" % (
                 a, op, a, op, a, op, a, op)
-    lib += 'return { operation = operation, algorithms = algorithms }\nend\n' + entry + regs
+    exports = 'operation = operation, decider = decider, now = redis_now, algorithms = algorithms'
+    if 'local function decider(' not in common:  # a lua/ from before the batch's decider
+        exports = 'operation = operation, algorithms = algorithms'
+    lib += 'return { %s }\nend\n' % exports + entry + regs
     lib += "redis.register_function('@RL_LIBRARY@_batch', batch)\n"
     name = 'rl_' + hashlib.sha1(lib.encode()).hexdigest()[:12]
     return name, '#!lua name=%s\n%s' % (name, lib.replace('@RL_LIBRARY@', name))
@@ -173,7 +181,8 @@ class Bench:
         cmd = ['redis-server', '--port', str(self.port), '--save', '', '--appendonly', 'no',
                '--dir', self.dir, '--bind', '127.0.0.1', '--daemonize', 'no']
         if args.callgrind:
-            cmd = ['valgrind', '--tool=callgrind', '--toggle-collect=fcallCommand',
+            sim = ['--cache-sim=yes', '--branch-sim=yes'] if args.sim else []
+            cmd = ['valgrind', '--tool=callgrind'] + sim + ['--toggle-collect=fcallCommand',
                    '--toggle-collect=evalShaCommand', '--dump-instr=no',
                    '--callgrind-out-file=%s/cg.out.%%p' % self.dir] + cmd
         self.proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.dir, 'log'), 'w'),
@@ -188,6 +197,9 @@ class Bench:
         else:
             raise SystemExit('redis-server did not start (%s/log)' % self.dir)
         self.lib, text = library_text(args.lua)
+        entry_text = open(os.path.join(args.lua, 'library.lua')).read()
+        self.full_names = '_full' in entry_text
+        self.groups = 'bad count' in entry_text
         self.c('FUNCTION', 'LOAD', 'REPLACE', text)
         self.sha = {n: self.c('SCRIPT', 'LOAD', s).decode()
                     for n, s in (('redis_rate', REDIS_RATE), ('flexible', FLEXIBLE), ('zset', ZSET_LOG))}
@@ -228,12 +240,21 @@ class Bench:
                 os.remove(f)
             subprocess.run(['callgrind_control', '-d', str(self.proc.pid)], check=True,
                            stdout=subprocess.DEVNULL)
-            total = 0
+            total = {}
             for f in glob.glob(self.dir + '/cg.out.*'):
+                events = ['Ir']
                 for line in open(f):
+                    if line.startswith('events:'):
+                        events = line.split()[1:]
                     if line.startswith('summary:') or line.startswith('totals:'):
-                        total = max(total, int(line.split()[1]))
-            instr = total / n
+                        for e, v in zip(events, line.split()[1:]):
+                            total[e] = max(total.get(e, 0), int(v))
+            instr = total.get('Ir', 0) / n
+            if self.args.sim:  # KCachegrind's estimate of cycles: Ir + 10 Bm + 10 L1m + 100 LLm
+                get = lambda *names: sum(total.get(e, 0) for e in names)
+                instr = (get('Ir') + 10 * get('Bcm', 'Bim') + 10 * get('I1mr', 'D1mr', 'D1mw') +
+                         100 * get('ILmr', 'DLmr', 'DLmw')) / n
+                self.sim_detail = {e: v / n for e, v in total.items()}
             if self.args.keep:
                 os.makedirs(self.args.keep, exist_ok=True)
                 self.phase = getattr(self, 'phase', 0) + 1
@@ -241,6 +262,19 @@ class Bench:
                     subprocess.run(['cp', f, '%s/phase%d.out' % (self.args.keep, self.phase)])
         assert calls == n, (calls, n)
         return usec / n, instr
+
+    def batch(self, algo, op, keys, lim):
+        """One FCALL of the batch function: the usual call (Redis TIME, cost
+        1) on each key, as core/redis/coalescer.cpp sends it: one group of
+        name, limits, count (a lua/ from before groups: name and limits per
+        call; before _full names: name, '', '1', limits per call)."""
+        if self.groups:
+            args = ['%s_%s' % (algo, op), lim, len(keys)]
+        elif self.full_names:
+            args = [a for _ in keys for a in ('%s_%s' % (algo, op), lim)]
+        else:
+            args = [a for _ in keys for a in ('%s_%s' % (algo, op), '', '1', lim)]
+        return self.c('FCALL', self.lib + '_batch', len(keys), *keys, *args)
 
     def fcall(self, algo, op, key, now, cost, lim):
         args = (lim,) if now == '' and cost == 1 else (now, cost, lim)  # as core/redis/script_call.cpp
@@ -257,6 +291,9 @@ def verdict(reply):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--callgrind', action='store_true')
+    p.add_argument('--sim', action='store_true',
+                   help='with --callgrind: simulate caches and branches; the instr columns become '
+                        'estimated cycles (Ir + 10 mispredicts + 10 L1 misses + 100 LL misses)')
     p.add_argument('--lua', default=os.path.join(ROOT, 'lua'),
                    help='the lua/ directory to measure (e.g. an older one: git archive REV lua | tar -x -C DIR)')
     p.add_argument('--calls', type=int, default=2000)
@@ -269,11 +306,19 @@ def main():
     rows = []
     only = [o for o in args.only.split(',') if o]
 
-    def case(name, rl, peer, n, before=None, check=None, warm=1):
+    def case(name, rl, peer, n, before=None, check=None, warm=1, per=1):
+        """per: decisions per rl call (a batch): rl's figures are per decision."""
         if only and not any(name.startswith(o) for o in only):
             return
         r = b.measure(rl, n, before, warm)
-        q = b.measure(peer, n, before, warm)
+        r = (r[0] / per, None if r[1] is None else r[1] / per)
+        detail = getattr(b, 'sim_detail', None)
+        if detail:
+            detail = {e: v / per for e, v in detail.items()}
+        q = b.measure(peer, n * per, before, warm)  # as many decisions as rl's
+        if detail:  # per decision: rl's events, then the peer's
+            for who, d in (('rl', detail), ('peer', b.sim_detail)):
+                print('  %s %s: %s' % (name, who, ' '.join('%s=%.0f' % kv for kv in sorted(d.items()))))
         if check:
             check()
         rows.append((name, r, q))
@@ -306,6 +351,22 @@ def main():
         case('fixed_window denied',
              lambda i: b.fcall('fixed_window', 'acquire', 'rl:b:{d}:v1:fixed_window:1', '', 1, limf1),
              lambda i: b.c('EVALSHA', b.sha['flexible'], 1, 'rlflx:{d}', 1, 3600), n)
+        # A batch (core/redis/coalescer.cpp: the calls that waited behind
+        # one in flight) of 50 usual calls on 50 keys, per decision.
+        B = 50
+        batches = [keys[j * B:(j + 1) * B] for j in range(len(keys) // B)]
+        check_batch = lambda r: all(verdict(x)[0] == 1 for x in r) or sys.exit('batch denied: %r' % r[:2])
+        case('fixed_window batch of %d' % B,
+             lambda i: check_batch(b.batch('fixed_window', 'acquire',
+                                           ['rl:b:%s:v1:fixed_window:x' % k for k in batches[i % len(batches)]],
+                                           limf)),
+             lambda i: b.c('EVALSHA', b.sha['flexible'], 1, 'rlflx:%s' % keys[i % 1000], 1, 3600),
+             max(1, n // B), warm=len(batches), per=B)
+        case('gcra batch of %d' % B,
+             lambda i: check_batch(b.batch('gcra', 'acquire',
+                                           ['rl:b:%s:v1:gcra:x' % k for k in batches[i % len(batches)]], lim)),
+             lambda i: b.c('EVALSHA', b.sha['redis_rate'], 1, 'rate:%s' % keys[i % 1000], 1000000, 1000000, 1, 1),
+             max(1, n // B), warm=len(batches), per=B)
         for size in [int(s) for s in args.sizes.split(',')]:
             sliding_log(b, case, size, args.log_calls)
     finally:

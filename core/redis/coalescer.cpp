@@ -1,6 +1,7 @@
 #include "coalescer.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "error.h"
 
@@ -100,6 +101,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     const std::string count = std::to_string(to - from);
     std::vector<std::string_view> argv;
     argv.reserve(3 + (to - from) * 5);
+    std::deque<std::string> counts;  // the groups' counts: argv views them
     // RL.BATCH key name now cost limits ... where the module is known to be
     // (the lane's first call, sent alone, found out).
     if (runner_.has_module(*lane.first)) {
@@ -119,9 +121,26 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
       argv.push_back(batch[i].call.keys.at(0));
       request.deadline = std::min(request.deadline, batch[i].deadline);
     }
-    for (size_t i = from; i < to; ++i) {
-      argv.push_back(call_name(batch[i].call.algorithm, batch[i].call.op));
-      for (const std::string& a : batch[i].call.args) argv.push_back(a);
+    // lua/library.lua's groups: name, limits, n for n usual calls in a row
+    // of one limiter (one function, the same limits); name_full, now,
+    // cost, limits for any other call.
+    for (size_t i = from; i < to;) {
+      const ScriptCall& call = batch[i].call;
+      if (!usual_call(call)) {
+        argv.push_back(full_call_name(call.algorithm, call.op));
+        for (const std::string& a : call.args) argv.push_back(a);
+        ++i;
+        continue;
+      }
+      size_t end = i + 1;
+      while (end < to && usual_call(batch[end].call) &&
+             batch[end].call.algorithm == call.algorithm && batch[end].call.op == call.op &&
+             batch[end].call.args[2] == call.args[2])
+        ++end;
+      argv.push_back(call_name(call.algorithm, call.op));
+      argv.push_back(call.args[2]);
+      argv.push_back(counts.emplace_back(std::to_string(end - i)));
+      i = end;
     }
     request.commands += format_command(argv);
     ++request.count;

@@ -35,11 +35,8 @@ std::string format_call(const ScriptCall& call, Way way) {
   }
   argv.push_back(key_count);
   for (const std::string& k : call.keys) argv.push_back(k);
-  // The usual call, Redis's clock and cost 1, in lua/common.lua's short
-  // form: its limits alone (each argument costs Redis work on every call).
   const auto& a = call.args;
-  const bool usual = a.size() == 3 && a[0].empty() && a[1] == "1";
-  for (size_t i = usual ? 2 : 0; i < a.size(); ++i) argv.push_back(a[i]);
+  for (size_t i = usual_call(call) ? 2 : 0; i < a.size(); ++i) argv.push_back(a[i]);
   return format_command(argv);
 }
 
@@ -158,6 +155,11 @@ void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way 
 }
 
 }  // namespace
+
+bool usual_call(const ScriptCall& call) {
+  const auto& a = call.args;
+  return a.size() == 3 && a[0].empty() && a[1] == "1";
+}
 
 bool functions_refused(const Reply& r) {
   return r.is_error() && starts_with_any(r.text, {"ERR unknown command", "NOPERM"});

@@ -32,6 +32,11 @@ struct ScriptCall {
 
 enum class ScriptMode { functions, scripts };
 
+// The usual call: Redis's clock ('') and cost 1. It goes in lua/common.lua's
+// short form, its limits alone, alone or in a batch (each argument costs
+// Redis work on every call).
+bool usual_call(const ScriptCall& call);
+
 // FCALL or FUNCTION LOAD cannot be used here at all: not a command of this
 // server (Redis 6), or not one this ACL user may run.
 bool functions_refused(const Reply& r);

@@ -40,8 +40,9 @@ size_t index_of(Algorithm algorithm, Op op) {
 // Per algorithm and operation, found once: every call looks its own up.
 struct Names {
   std::array<const Script*, kCalls> scripts{};
-  std::array<std::string, kCalls> calls;      // "gcra_acquire"
-  std::array<std::string, kCalls> functions;  // "rl_<version>_gcra_acquire"
+  std::array<std::string, kCalls> calls;       // "gcra_acquire"
+  std::array<std::string, kCalls> full_calls;  // "gcra_acquire_full"
+  std::array<std::string, kCalls> functions;   // "rl_<version>_gcra_acquire"
 };
 
 const Names& names() {
@@ -51,6 +52,7 @@ const Names& names() {
       for (Op op : kOps) {
         const size_t i = index_of(a, op);
         out.calls[i] = std::string(algorithm_name(a)) + "_" + std::string(op_name(op));
+        out.full_calls[i] = out.calls[i] + "_full";
         out.functions[i] = std::string(kLibrary.name) + "_" + out.calls[i];
         for (const Entry& e : kScripts) {
           if (e.algorithm == algorithm_name(a) && e.op == op_name(op)) out.scripts[i] = &e.script;
@@ -87,6 +89,10 @@ const Script& script_for(Algorithm algorithm, Op op) {
 
 std::string_view call_name(Algorithm algorithm, Op op) {
   return names().calls.at(index_of(algorithm, op));
+}
+
+std::string_view full_call_name(Algorithm algorithm, Op op) {
+  return names().full_calls.at(index_of(algorithm, op));
 }
 
 std::string_view function_name(Algorithm algorithm, Op op) {

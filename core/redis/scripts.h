@@ -28,6 +28,9 @@ const Library& function_library();
 std::string_view op_name(Op op);
 // "gcra_acquire": how the library's batch function and RL.BATCH name a call.
 std::string_view call_name(Algorithm algorithm, Op op);
+// "gcra_acquire_full": how the library's batch function names a call sent
+// with all three arguments (now, cost, limits), not its limits alone.
+std::string_view full_call_name(Algorithm algorithm, Op op);
 // "rl_<version>_gcra_acquire": the call's function in the library (FCALL).
 std::string_view function_name(Algorithm algorithm, Op op);
 

@@ -84,10 +84,11 @@ end
 
 -- acquire with one limit, the common case, in locals (common.lua decide_one
 -- makes tables): the same decision, the same value. While the value is
--- packed, INCRBY both reads and counts: the call that continues its window
--- is TIME + INCRBY (the key keeps the expiry of the window's first write);
--- the window's first call SETs the value and its expiry, and a denial
--- DECRBYs back. A value that is not packed is read first (GET, then SET).
+-- packed, INCRBY (INCR for cost 1) both reads and counts: the call that
+-- continues its window is TIME + INCR (the key keeps the expiry of the
+-- window's first write); the window's first call SETs the value and its
+-- expiry, and a denial DECRBYs (DECRs) back. A value that is not packed
+-- is read first (GET, then SET).
 function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   local width, limit = r.window, r.limit
   -- The window of now, what follows from it alone kept in r until now
@@ -103,8 +104,12 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   local window, left = r.fw_window, ends - now
   local count, fresh = 0, true
   -- A value written as a pair (a clock set back across packs()) is no
-  -- integer: INCRBY refuses it, and the GET below reads it.
-  local counted = cost <= limit and r.fw_packs and try_call('INCRBY', key, cost_text)
+  -- integer: INCRBY refuses it, and the GET below reads it. INCR for cost
+  -- 1: one argument less than INCRBY to make and parse.
+  local counted = false
+  if cost <= limit and r.fw_packs then
+    if cost == 1 then counted = try_call('INCR', key) else counted = try_call('INCRBY', key, cost_text) end
+  end
   if type(counted) == 'number' then
     -- old is 0 when the key was missing: INCRBY made it, without an expiry.
     -- Of this window when first <= old <= first + limit (idiv(old, limit + 1)
@@ -112,7 +117,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
     local old, first = counted - cost, r.fw_first
     if old > 0 and old >= first and old - first <= limit then count, fresh = old - first, false end
     if count + cost > limit then
-      call('DECRBY', key, cost_text)
+      if cost == 1 then call('DECR', key) else call('DECRBY', key, cost_text) end
       return pack(R5, 0, limit - count, left, left, 0) -- count > 0 here: reset is left
     end
   else

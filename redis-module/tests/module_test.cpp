@@ -220,8 +220,9 @@ TEST_F(ModuleTest, BatchRepliesAsTheLuaBatch) {
   std::vector<std::string> module = {"RL.BATCH"};
   const char* ops[] = {"gcra_acquire", "gcra_acquire", "gcra_acquire", "gcra_peek"};
   for (int i = 0; i < 4; ++i) lua.push_back("{b}lua");
-  for (const char* op : ops) {
-    for (const std::string& a : {std::string(op), at, std::string("1"), std::string(limits)}) {
+  for (const char* op : ops) {  // the Lua batch's full form: <op>_full, now, cost, limits
+    for (const std::string& a :
+         {std::string(op) + "_full", at, std::string("1"), std::string(limits)}) {
       lua.push_back(a);
     }
     for (const std::string& a :
@@ -231,6 +232,17 @@ TEST_F(ModuleTest, BatchRepliesAsTheLuaBatch) {
   }
   EXPECT_EQ(redis_->text(module), redis_->text(lua));
   EXPECT_EQ(redis_->text({"GET", "{b}module"}), redis_->text({"GET", "{b}lua"}));
+  // Usual calls (the server's clock, cost 1): the Lua batch's group of one
+  // name and limits, then only keys; RL.BATCH with every argument. Each
+  // batch runs at one instant: the same replies, no instant in them.
+  redis_->run({"DEL", "{u}lua", "{u}module"});
+  const std::string usual =
+      redis_->text({"FCALL", std::string(kLibrary.first) + "_batch", "3", "{u}lua", "{u}lua",
+                    "{u}lua", "gcra_acquire", limits, "3"});
+  EXPECT_EQ(
+      redis_->text({"RL.BATCH", "{u}module", "gcra_acquire", "", "1", limits, "{u}module",
+                    "gcra_acquire", "", "1", limits, "{u}module", "gcra_acquire", "", "1", limits}),
+      usual);
   // One bad call is its own error; the others still run.
   const std::string mixed = redis_->text(
       {"RL.BATCH", "{b}x", "gcra_nope", at, "1", limits, "{b}x", "gcra_peek", at, "1", limits});

@@ -113,6 +113,35 @@ TEST(Coalescing, ThreadsOnOneKeyAdmitExactlyTheLimit) {
               static_cast<long long>(commands));
 }
 
+// On Redis's clock a batch carries the usual call (cost 1) as its name and
+// limits alone and any other (another cost, a peek) with all its arguments
+// (lua/library.lua): both in one batch, each counted exactly.
+TEST(Coalescing, UsualAndFullCallsInOneBatchCountExactly) {
+  auto store = open_redis();
+  Limiter limiter(store, limiter_settings("sliding_log", "1000/h"));
+  constexpr int kCalls = 300;
+  Completions done(kCalls);
+  int64_t taken[3] = {0, 0, 0};
+  const int64_t fcalls_before = fcalls();
+  for (int i = 0; i < kCalls; ++i) {
+    const std::string key = "mixed" + std::to_string(i % 3);
+    const Op op = i % 5 == 4 ? Op::peek : Op::acquire;
+    const int64_t cost = op == Op::peek ? 0 : i % 2 == 0 ? 1 : 3;
+    taken[i % 3] += cost;
+    limiter.run_async(Call{op, key, cost}, done.for_call(static_cast<size_t>(i)));
+  }
+  ASSERT_TRUE(done.wait_all(Ms(10000)));
+  for (int i = 0; i < kCalls; ++i) {
+    ASSERT_EQ(done.runs[static_cast<size_t>(i)], 1);
+    ASSERT_EQ(done.codes[static_cast<size_t>(i)], Code::ok) << "call " << i;
+  }
+  EXPECT_LT(fcalls() - fcalls_before, kCalls);
+  for (int k = 0; k < 3; ++k) {
+    const Outcome o = limiter.run(Op::peek, "mixed" + std::to_string(k), 0);
+    EXPECT_EQ(o.verdict.remaining, 1000 - taken[k]) << "key " << k;
+  }
+}
+
 TEST(Coalescing, OneCallsErrorStaysItsOwn) {
   const std::string prefix = unique_prefix();
   auto store = open_store(redis_url("", prefix), {});
