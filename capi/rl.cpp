@@ -19,6 +19,7 @@
 #include "limiter.h"
 #include "rate_limit_headers.h"
 #include "store.h"
+#include "wait.h"
 
 struct rl_error {
   rl_status status;
@@ -36,6 +37,10 @@ struct rl_store {
 
 struct rl_limiter {
   std::shared_ptr<rl::Limiter> limiter;
+};
+
+struct rl_wait {
+  std::shared_ptr<rl::Wait> wait;
 };
 
 namespace {
@@ -122,6 +127,24 @@ size_t request_size(uint32_t version) {
 // Version 3 grew it.
 size_t decision_size(uint32_t version) {
   return version <= 2 ? offsetof(rl_decision, suppression_factor) : sizeof(rl_decision);
+}
+
+size_t store_info_size(uint32_t version) {
+  return version == 1 ? sizeof(rl_store_info_v1) : sizeof(rl_store_info);
+}
+
+// An rl_*_init: the *_INIT value of `version` (every field 0 or NULL but the
+// version), written over that version's size only.
+template <class T>
+rl_status init_versioned(T* out, uint32_t version, uint32_t ours, size_t size,
+                         std::string_view what, rl_error** err) {
+  return guarded(err, [&] {
+    require(out, what);
+    check_version(version, ours, what);
+    std::memset(static_cast<void*>(out), 0, size);
+    out->version = version;
+    return RL_OK;
+  });
 }
 
 // Element i of an array whose elements are all of the first one's version.
@@ -597,6 +620,78 @@ rl_status rl_limiter_acquire_wait_async(rl_limiter* limiter, const rl_request* r
                                          completion_of(callback, user_data));
     return RL_OK;
   });
+}
+
+rl_status rl_limiter_acquire_wait_start(rl_limiter* limiter, const rl_request* request,
+                                        int64_t timeout_us, rl_callback callback, void* user_data,
+                                        rl_wait** out, rl_error** err) {
+  return guarded(err, [&] {
+    require(limiter, "limiter");
+    require(reinterpret_cast<const void*>(callback), "callback");
+    require(out, "out");
+    *out = nullptr;
+    rl::Call call = call_of(request, rl::Op::acquire);
+    // The handle exists before the wait starts: starting it is what may fail.
+    auto* handle = new rl_wait{};
+    try {
+      handle->wait = limiter->limiter->acquire_wait_async(std::move(call), timeout_us,
+                                                          completion_of(callback, user_data));
+    } catch (...) {
+      delete handle;
+      throw;
+    }
+    *out = handle;
+    return RL_OK;
+  });
+}
+
+rl_status rl_request_init(rl_request* request, uint32_t version, rl_error** err) {
+  return init_versioned(request, version, RL_REQUEST_VERSION, request_size(version), "request",
+                        err);
+}
+
+rl_status rl_decision_init(rl_decision* decision, uint32_t version, rl_error** err) {
+  return init_versioned(decision, version, RL_DECISION_VERSION, decision_size(version), "decision",
+                        err);
+}
+
+rl_status rl_store_info_init(rl_store_info* info, uint32_t version, rl_error** err) {
+  return init_versioned(info, version, RL_STORE_INFO_VERSION, store_info_size(version), "info",
+                        err);
+}
+
+rl_status rl_store_stats_init(rl_store_stats* stats, uint32_t version, rl_error** err) {
+  return init_versioned(stats, version, RL_STORE_STATS_VERSION, sizeof(rl_store_stats), "stats",
+                        err);
+}
+
+rl_status rl_setting_info_init(rl_setting_info* info, uint32_t version, rl_error** err) {
+  return init_versioned(info, version, RL_SETTING_INFO_VERSION, sizeof(rl_setting_info), "info",
+                        err);
+}
+
+rl_status rl_text_check(const char* text, size_t length, const char* what, rl_error** err) {
+  return guarded(err, [&] {
+    require(what, "what");
+    if (length > 0) require(text, what);
+    if (length > 0 && std::memchr(text, '\0', length) != nullptr)
+      rl::fail_invalid(std::string(what) + ": contains a NUL byte");
+    return RL_OK;
+  });
+}
+
+void rl_wait_cancel(rl_wait* wait) {
+  if (wait == nullptr) return;
+  try {
+    wait->wait->cancel();
+  } catch (...) {
+    // Only memory can run out here (a refund's or a wake-up's entry); the
+    // wait then ends by its own timer, as if never cancelled.
+  }
+}
+
+void rl_wait_free(rl_wait* wait) {
+  delete wait;
 }
 
 static std::vector<rl::Call> calls_of(const rl_request* requests, size_t count) {

@@ -1,6 +1,7 @@
 #include "limiter.h"
 
 #include "deny_cache/deny_cache_backend.h"
+#include "wait.h"
 #include "wait_for.h"
 
 namespace rl {
@@ -80,73 +81,16 @@ Outcome Limiter::run(Op op, std::string_view key, int64_t cost, int64_t timeout_
   return backend_->run(op, key, cost, timeout_us);
 }
 
-namespace {
-
-// One acquire_wait in progress: an acquire in flight, or a timer.
-class Wait : public std::enable_shared_from_this<Wait> {
- public:
-  Wait(std::shared_ptr<Store> store, std::shared_ptr<Backend> backend, Call call, int64_t deadline,
-       Completion done)
-      : store_(std::move(store)),
-        backend_(std::move(backend)),
-        call_(std::move(call)),
-        deadline_(deadline),
-        done_(std::move(done)) {}
-
-  // Throws when the first attempt cannot start (closed store).
-  void start() { attempt(call_); }
-
- private:
-  void attempt(Call call) {
-    backend_->run_async(std::move(call),
-                        [self = shared_from_this()](Outcome&& o) { self->decided(std::move(o)); });
-  }
-
-  // A retry's store call ends by the wait's deadline too (at least 1 us
-  // left: it was only scheduled when it could start by then).
-  void retry() {
-    Call call = call_;
-    const int64_t left = std::max<int64_t>(1, deadline_ - store_->clock().now_us());
-    if (call.timeout_us == 0 || left < call.timeout_us) call.timeout_us = left;
-    attempt(std::move(call));
-  }
-
-  void decided(Outcome&& o) {
-    if (o.code != Code::ok || o.verdict.allowed || o.verdict.retry_after_us < 0)
-      return done_(std::move(o));
-    // A manual clock never moves by itself: waiting on it would never end.
-    Clock& clock = store_->clock();
-    if (clock.is_manual() || clock.now_us() + o.verdict.retry_after_us > deadline_)
-      return done_(std::move(o));
-    const bool posted = store_->post_after(
-        o.verdict.retry_after_us, [self = shared_from_this()](bool shutting_down) {
-          if (shutting_down) return self->done_(Outcome::failure(Code::shutdown, "store: closed"));
-          try {
-            self->retry();
-          } catch (const Error& e) {
-            self->done_(Outcome::failure(e.code(), e.what()));
-          }
-        });
-    if (!posted) done_(Outcome::failure(Code::shutdown, "store: closed"));
-  }
-
-  std::shared_ptr<Store> store_;
-  std::shared_ptr<Backend> backend_;
-  const Call call_;
-  const int64_t deadline_;
-  Completion done_;
-};
-
-}  // namespace
-
-void Limiter::acquire_wait_async(Call call, int64_t wait_us, Completion done) {
+std::shared_ptr<Wait> Limiter::acquire_wait_async(Call call, int64_t wait_us, Completion done) {
   check_timeout(wait_us, "timeout_us");
   check_key(call.key);
   check_cost(Op::acquire, call.cost);
   check_timeout(call.timeout_us, "request.timeout_us");
   call.op = Op::acquire;
   const int64_t deadline = store_->clock().now_us() + std::min(wait_us, kMaxTime);
-  std::make_shared<Wait>(store_, backend_, std::move(call), deadline, std::move(done))->start();
+  auto wait = std::make_shared<Wait>(store_, backend_, std::move(call), deadline, std::move(done));
+  wait->start();
+  return wait;
 }
 
 Outcome Limiter::acquire_wait(Call call, int64_t wait_us) {

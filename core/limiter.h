@@ -11,6 +11,8 @@
 
 namespace rl {
 
+class Wait;
+
 // Longest user key in bytes (RL_MAX_KEY_LEN).
 inline constexpr size_t kMaxKeyLength = 512;
 
@@ -27,7 +29,8 @@ class Limiter {
   // attempt would start past wait_us, or at once on a manual clock. Throws
   // for bad arguments or a closed store; otherwise `done` runs exactly once,
   // never inside this call, with Code::shutdown if the store closes first.
-  void acquire_wait_async(Call call, int64_t wait_us, Completion done);
+  // The wait returned is for its caller to cancel (Wait::cancel).
+  std::shared_ptr<Wait> acquire_wait_async(Call call, int64_t wait_us, Completion done);
   // The same, waited for (unsupported from a store thread: it would wait
   // for itself).
   Outcome acquire_wait(Call call, int64_t wait_us);

@@ -6,7 +6,6 @@ import "C"
 
 import (
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -112,10 +111,15 @@ func setConfig(cfg *C.rl_config, s Setting) error {
 	return nil
 }
 
-// checkCString refuses text that C would silently cut at a NUL byte.
+// checkCString refuses text that C would silently cut at a NUL byte
+// (librl's rule: rl_text_check).
 func checkCString(text, what string) error {
-	if strings.IndexByte(text, 0) >= 0 {
-		return newError(StatusInvalidArgument, what+": contains a NUL byte")
+	cwhat := C.CString(what)
+	defer C.free(unsafe.Pointer(cwhat))
+	var cerr *C.rl_error
+	st := C.rl_text_check((*C.char)(unsafe.Pointer(unsafe.StringData(text))), C.size_t(len(text)), cwhat, &cerr)
+	if st != C.RL_OK {
+		return takeError(st, cerr)
 	}
 	return nil
 }

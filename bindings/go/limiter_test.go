@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -144,6 +146,63 @@ func TestAcquireWaitWaitsOnARealClock(t *testing.T) {
 	if _, err := lim2.AcquireWait(canceled, "k", 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled wait: %v", err)
 	}
+}
+
+// givenUpAtStart is a context canceled the moment AcquireWait starts
+// waiting on it (its first Done), so that its answer and the cancel race.
+type givenUpAtStart struct {
+	context.Context
+	waited atomic.Bool
+}
+
+func (c *givenUpAtStart) Done() <-chan struct{} {
+	c.waited.Store(true)
+	done := make(chan struct{})
+	close(done)
+	return done
+}
+
+func (c *givenUpAtStart) Err() error {
+	if c.waited.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Waits canceled while their admission is on its way: each either returns
+// the admission (kept) or context.Canceled, and then rl refunds the units,
+// once. The key ends exactly at the units kept: none lost, none twice.
+func TestACanceledWaitsAdmissionIsRefundedOnceByRl(t *testing.T) {
+	ctx := context.Background()
+	const limit, waits = 1000, 200
+	lim := newLimiter(t, openManual(t), Config{Limit: "1000/h"})
+	kept := 0
+	for i := 0; i < waits; i++ {
+		d, err := lim.AcquireWait(&givenUpAtStart{Context: ctx}, "k", 1)
+		switch {
+		case err == nil && d.Allowed:
+			kept++
+		case !errors.Is(err, context.Canceled):
+			t.Fatalf("wait %d: %+v, %v", i, d, err)
+		}
+	}
+	want := int64(limit - kept)
+	// The refunds run on rl's thread: let them in (not a wait for time).
+	remaining := int64(0)
+	for i := 0; i < 100000 && remaining != want; i++ {
+		runtime.Gosched()
+		d, err := lim.Peek(ctx, "k", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if remaining = d.Remaining; remaining > want {
+			t.Fatalf("remaining %d > %d: a refund counted twice (%d of %d kept)", remaining, want, kept, waits)
+		}
+	}
+	if remaining != want {
+		t.Fatalf("remaining %d, want %d: a refund lost (%d of %d kept)", remaining, want, kept, waits)
+	}
+	t.Logf("%d of %d waits kept their admission, %d refunded by rl", kept, waits, waits-kept)
 }
 
 func TestStatusNamesMatchLibrary(t *testing.T) {

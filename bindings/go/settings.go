@@ -27,7 +27,7 @@ func SettingInfos() []SettingInfo {
 	var out []SettingInfo
 	for i := 0; ; i++ {
 		var info C.rl_setting_info
-		info.version = C.RL_SETTING_INFO_VERSION
+		C.rl_setting_info_init(&info, C.RL_SETTING_INFO_VERSION, nil) // RL_SETTING_INFO_INIT
 		var cerr *C.rl_error
 		if C.rl_setting_describe(C.size_t(i), &info, &cerr) != C.RL_OK {
 			C.rl_error_free(cerr) // past the last setting

@@ -47,12 +47,12 @@ rl_status rlgo_call_sync(rl_limiter* limiter, int op, const char* key, size_t ke
   }
 }
 
-rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
+rl_status rlgo_acquire_wait_start(rl_limiter* limiter, const char* key, size_t key_len,
                                   int64_t cost, int64_t wait_us, int64_t timeout_us,
-                                  uintptr_t handle, rl_error** err) {
+                                  uintptr_t handle, rl_wait** wait, rl_error** err) {
   const rl_request request = request_of(key, key_len, cost, timeout_us);
-  return rl_limiter_acquire_wait_async(limiter, &request, wait_us, on_call_done, (void*)handle,
-                                       err);
+  return rl_limiter_acquire_wait_start(limiter, &request, wait_us, on_call_done, (void*)handle,
+                                       wait, err);
 }
 
 rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,

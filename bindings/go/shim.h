@@ -19,10 +19,11 @@ rl_status rlgo_call_async(rl_limiter* limiter, int op, const char* key, size_t k
 rl_status rlgo_call_sync(rl_limiter* limiter, int op, const char* key, size_t key_len, int64_t cost,
                          int64_t timeout_us, rl_decision* decision, rl_error** err);
 
-/* rl_limiter_acquire_wait_async, completing into rlgoCompleteCall. */
-rl_status rlgo_acquire_wait_async(rl_limiter* limiter, const char* key, size_t key_len,
+/* rl_limiter_acquire_wait_start, completing into rlgoCompleteCall; *wait
+ * receives the handle to cancel it by (rl_wait_cancel). */
+rl_status rlgo_acquire_wait_start(rl_limiter* limiter, const char* key, size_t key_len,
                                   int64_t cost, int64_t wait_us, int64_t timeout_us,
-                                  uintptr_t handle, rl_error** err);
+                                  uintptr_t handle, rl_wait** wait, rl_error** err);
 
 /* rl_limiter_acquire_batch_async_versioned (RL_DECISION_VERSION) completing into
  * rlgoCompleteBatch. */

@@ -59,7 +59,7 @@ func (s Stats) Healthy() bool { return s.Breaker == BreakerClosed }
 // Stats reads the store's statistics. After Close it fails with ErrShutdown.
 func (s *Store) Stats() (Stats, error) {
 	var c C.rl_store_stats
-	c.version = C.RL_STORE_STATS_VERSION
+	C.rl_store_stats_init(&c, C.RL_STORE_STATS_VERSION, nil) // RL_STORE_STATS_INIT
 	err := s.with(func(store *C.rl_store) error {
 		var cerr *C.rl_error
 		if st := C.rl_store_get_stats(store, &c, &cerr); st != C.RL_OK {

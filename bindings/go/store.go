@@ -89,8 +89,9 @@ func (s *Store) Info() StoreInfo { return s.info }
 func (s *Store) String() string { return "rl.Store(" + s.info.URL + ")" }
 
 func describe(c *C.rl_store) StoreInfo {
-	info := C.rl_store_info{version: C.RL_STORE_INFO_VERSION}
-	C.rl_store_describe(c, &info, nil) // an open store and a set version: cannot fail
+	var info C.rl_store_info
+	C.rl_store_info_init(&info, C.RL_STORE_INFO_VERSION, nil) // RL_STORE_INFO_INIT
+	C.rl_store_describe(c, &info, nil)                        // an open store and a set version: cannot fail
 	return StoreInfo{
 		Scheme:      C.GoString(info.scheme),
 		URL:         C.GoString(C.rl_store_display_url(c)),
@@ -119,7 +120,8 @@ type DecidesWith struct {
 func (s *Store) DecidesWith() (DecidesWith, error) {
 	var d DecidesWith
 	err := s.with(func(store *C.rl_store) error {
-		info := C.rl_store_info{version: C.RL_STORE_INFO_VERSION}
+		var info C.rl_store_info
+		C.rl_store_info_init(&info, C.RL_STORE_INFO_VERSION, nil)
 		var cerr *C.rl_error
 		if st := C.rl_store_describe(store, &info, &cerr); st != C.RL_OK {
 			return takeError(st, cerr)

@@ -10,7 +10,7 @@ import (
 )
 
 // AcquireWait acquires cost units of key, and while denied waits the
-// RetryAfter it was told and tries again (rl_limiter_acquire_wait_async:
+// RetryAfter it was told and tries again (rl_limiter_acquire_wait_start:
 // the wait is a timer on rl's thread, not a parked goroutine or a blocked
 // thread). ctx's deadline is rl's deadline for the whole wait and for each
 // store call in it. It returns:
@@ -19,9 +19,9 @@ import (
 //     admitted (RetryAfter Never), when the wait would end after ctx's
 //     deadline (no waiting in vain), or on a clock=manual store (its time
 //     only moves when told, so waiting would never end);
-//   - ctx.Err() when ctx is canceled while it waits, or its deadline passes
-//     during a store call. rl's wait goes on until its next answer; should
-//     that admit the request, the units are refunded.
+//   - ctx.Err() when ctx is canceled while it waits (rl_wait_cancel: rl ends
+//     the wait, and refunds an admission that arrives after it), or its
+//     deadline passes during a store call.
 func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Decision, error) {
 	if err := checkContext(ctx); err != nil {
 		return Decision{}, err
@@ -31,13 +31,15 @@ func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Deci
 		waitUs = max(0, time.Until(deadline).Microseconds())
 	}
 	p := &pendingCall{done: make(chan callResult, 1)}
+	var wait *C.rl_wait
 	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_acquire_wait_async(c, cKey(key), C.size_t(len(key)), C.int64_t(cost),
-			C.int64_t(waitUs), C.int64_t(requestTimeoutUs(ctx)), h, cerr)
+		return C.rlgo_acquire_wait_start(c, cKey(key), C.size_t(len(key)), C.int64_t(cost),
+			C.int64_t(waitUs), C.int64_t(requestTimeoutUs(ctx)), h, &wait, cerr)
 	})
 	if err != nil {
 		return Decision{}, err
 	}
+	defer C.rl_wait_free(wait) // the wait itself ends on its own
 	select {
 	case r := <-p.done:
 		return r.decision, r.err
@@ -52,10 +54,8 @@ func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Deci
 		}
 		return r.decision, nil
 	}
-	go func() {
-		if r := <-p.done; r.err == nil && r.decision.Allowed {
-			l.Refund(context.Background(), key, cost) // nobody took the units
-		}
-	}()
+	// rl ends the wait and refunds an admission nobody took, once; its
+	// answer lands in p.done's buffer, unread.
+	C.rl_wait_cancel(wait)
 	return Decision{}, ctx.Err()
 }

@@ -21,10 +21,14 @@ struct ConfigFree {
 struct ErrorFree {
   void operator()(rl_error* e) const { rl_error_free(e); }
 };
+struct WaitFree {
+  void operator()(rl_wait* w) const { rl_wait_free(w); }
+};
 
 using Store = std::unique_ptr<rl_store, StoreFree>;
 using Limiter = std::unique_ptr<rl_limiter, LimiterFree>;
 using Config = std::unique_ptr<rl_config, ConfigFree>;
 using Error = std::unique_ptr<rl_error, ErrorFree>;
+using Wait = std::unique_ptr<rl_wait, WaitFree>;
 
 }  // namespace rl_handles

@@ -15,6 +15,7 @@ namespace rl_test {
 using StorePtr = rl_handles::Store;
 using LimiterPtr = rl_handles::Limiter;
 using ErrorPtr = rl_handles::Error;
+using Wait = rl_handles::Wait;
 
 using SettingList = std::vector<std::pair<std::string, std::string>>;
 

@@ -563,7 +563,7 @@ JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jl
 /* One call, completing future on rl's thread. */
 JNIEXPORT void JNICALL Java_dev_rl_Native_callAsync(JNIEnv* env, jclass cls, jlong limiter, jint op,
                                                     jbyteArray key, jlong cost, jlong timeout_us,
-                                                    jlong wait_us, jobject future) {
+                                                    jobject future) {
   (void)cls;
   key_copy k;
   if (!key_get(env, key, &k)) return;
@@ -573,15 +573,49 @@ JNIEXPORT void JNICALL Java_dev_rl_Native_callAsync(JNIEnv* env, jclass cls, jlo
     return;
   }
   rl_request request = request_of(&k, cost, timeout_us);
-  rl_limiter* l = (rl_limiter*)(intptr_t)limiter;
   rl_error* err = NULL;
-  rl_status status =
-      op == OP_ACQUIRE_WAIT
-          ? rl_limiter_acquire_wait_async(l, &request, wait_us, complete_one, ref, &err)
-          : rl_limiter_call_async(l, (rl_op)op, &request, complete_one, ref, &err);
+  rl_status status = rl_limiter_call_async((rl_limiter*)(intptr_t)limiter, (rl_op)op, &request,
+                                           complete_one, ref, &err);
   key_free(&k);
   if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
   throw_if_failed(env, status, err);
+}
+
+/* A wait, completing future on rl's thread: returns its rl_wait (0 with an
+ * exception pending when it did not start). */
+JNIEXPORT jlong JNICALL Java_dev_rl_Native_acquireWaitAsync(JNIEnv* env, jclass cls, jlong limiter,
+                                                            jbyteArray key, jlong cost,
+                                                            jlong timeout_us, jlong wait_us,
+                                                            jobject future) {
+  (void)cls;
+  key_copy k;
+  if (!key_get(env, key, &k)) return 0;
+  jobject ref = future_ref(env, future);
+  if (ref == NULL) {
+    key_free(&k);
+    return 0;
+  }
+  rl_request request = request_of(&k, cost, timeout_us);
+  rl_wait* wait = NULL;
+  rl_error* err = NULL;
+  rl_status status = rl_limiter_acquire_wait_start((rl_limiter*)(intptr_t)limiter, &request,
+                                                   wait_us, complete_one, ref, &wait, &err);
+  key_free(&k);
+  if (status != RL_OK) (*env)->DeleteGlobalRef(env, ref); /* the callback never runs */
+  throw_if_failed(env, status, err);
+  return (jlong)(intptr_t)wait;
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_waitCancel(JNIEnv* env, jclass cls, jlong wait) {
+  (void)env;
+  (void)cls;
+  rl_wait_cancel((rl_wait*)(intptr_t)wait);
+}
+
+JNIEXPORT void JNICALL Java_dev_rl_Native_waitFree(JNIEnv* env, jclass cls, jlong wait) {
+  (void)env;
+  (void)cls;
+  rl_wait_free((rl_wait*)(intptr_t)wait);
 }
 
 /* keys[i] with costs[i] as rl_requests over one buffer; NULL with an

@@ -113,11 +113,11 @@ class Limiter {
 
   /**
    * Acquires, and while denied waits the retryAfterMs it was told and tries
-   * again (librl's rl_limiter_acquire_wait_async: a timer on rl's thread),
+   * again (librl's rl_limiter_acquire_wait_start: a timer on rl's thread),
    * until admitted, until waiting would pass timeoutMs (then the last
    * denial is returned at once, without waiting in vain), or until `signal`
-   * aborts (then it rejects with the signal's reason; should librl admit
-   * the request after that, the units are refunded). A denial that can
+   * aborts (then it rejects with the signal's reason; librl ends the wait
+   * and refunds an admission it made, once). A denial that can
    * never be admitted (retryAfterMs -1) and any denial on a manual-clock
    * store (whose time never moves by itself) return at once.
    */
@@ -127,19 +127,18 @@ class Limiter {
       throw new TypeError('signal: must be an AbortSignal');
     }
     signal?.throwIfAborted();
-    const [pending, id] = native.acquireWait(this.#handle, key, cost, waitUs);
+    const [pending, wait] = native.acquireWait(this.#handle, key, cost, waitUs);
     if (signal === undefined) return pending;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        native.abandonWait(this.#handle, id); // it no longer holds the process open
+        native.abandonWait(this.#handle, wait); // librl ends it and refunds an admission
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       pending.then(
         (decision) => {
           signal.removeEventListener('abort', onAbort);
-          if (!signal.aborted) return resolve(decision);
-          if (decision.allowed) this.refund(key, cost).catch(() => {}); // nobody took the units
+          resolve(decision); // a no-op once aborted: librl refunded an admission
         },
         (err) => {
           signal.removeEventListener('abort', onAbort);

@@ -85,10 +85,10 @@ std::string StringArg(Napi::Value value, const std::string& what) {
   if (!value.IsString())
     ThrowTypeError(value.Env(), what + ": must be a string, not " + TypeName(value));
   std::string text = value.As<Napi::String>().Utf8Value();
-  // librl reads it as a C string, which would end at the NUL: 'api\0evil'
-  // would silently become 'api'. Refused, as the Go binding does.
-  if (text.find('\0') != std::string::npos)
-    ThrowRlError(value.Env(), RL_E_INVALID_ARG, what + ": contains a NUL byte");
+  // librl reads it as a C string, which would end at a NUL: 'api\0evil'
+  // would silently become 'api'. librl's rule refuses it.
+  rl_error* err = nullptr;
+  ThrowIfFailed(value.Env(), rl_text_check(text.data(), text.size(), what.c_str(), &err), err);
   return text;
 }
 

@@ -40,7 +40,8 @@ class KeyArg {
 int64_t Int64Arg(Napi::Value value, std::string_view what);
 
 // A string librl reads as a C string: one holding a NUL byte is refused
-// (RL_E_INVALID_ARG naming `what`) rather than cut short at it.
+// (RL_E_INVALID_ARG naming `what`, by librl's rl_text_check) rather than cut
+// short at it.
 std::string StringArg(Napi::Value value, const std::string& what);
 
 // An rl_config built from a flat array [key1, value1, key2, value2, ...] of

@@ -277,24 +277,34 @@ Napi::Value Limiter::AcquireWait(const Napi::CallbackInfo& info) {
   napi_value promise = nullptr;
   PendingCall* call = limiter->store_->Begin(env, Answer::decision, &promise);
   rl_error* err = nullptr;
-  const rl_status status =
-      rl_limiter_acquire_wait_async(limiter->handle_, &request, wait_us, OnDecision, call, &err);
+  rl_wait* wait = nullptr;
+  const rl_status status = rl_limiter_acquire_wait_start(limiter->handle_, &request, wait_us,
+                                                         OnDecision, call, &wait, &err);
   Napi::Array out = Napi::Array::New(env, 2);
   out.Set(0u, Napi::Value(env, promise));
   if (status != RL_OK) {
     limiter->store_->Abandon(call, MakeRlError(env, status, rl_error_message(err)));
     rl_error_free(err);
-    out.Set(1u, Napi::Number::New(env, 0));
+    out.Set(1u, env.Undefined());
     return out;
   }
-  out.Set(1u, Napi::Number::New(env, static_cast<double>(limiter->store_->Register(call))));
+  // The handle lives as long as JS holds it, after the answer too: an
+  // abort that comes after the answer was delivered still cancels.
+  auto* ref = new WaitRef{wait, limiter->store_->Register(call)};
+  out.Set(1u, Napi::External<WaitRef>::New(env, ref, [](Napi::Env, WaitRef* r) {
+            rl_wait_free(r->wait);
+            delete r;
+          }));
   return out;
 }
 
 Napi::Value Limiter::AbandonWait(const Napi::CallbackInfo& info) {
   Limiter* limiter = Unwrap(info[0]);
-  const int64_t id = Int64Arg(info[1], "id");
-  if (id > 0) limiter->store_->AbandonWait(static_cast<uint64_t>(id));
+  if (!info[1].IsExternal()) ThrowTypeError(info.Env(), "wait: must be a wait of acquireWait");
+  const WaitRef* ref = info[1].As<Napi::External<WaitRef>>().Data();
+  // librl ends the wait and gives back an admission nobody took, once.
+  rl_wait_cancel(ref->wait);
+  limiter->store_->AbandonWait(ref->id);
   return info.Env().Undefined();
 }
 

@@ -34,13 +34,20 @@ class Limiter {
   // name(limiter) -> its name setting, "default" when unset (rl_limiter_name)
   static Napi::Value Name(const Napi::CallbackInfo& info);
   // acquireWait(limiter, key, cost, timeoutUs, requestTimeoutUs?) ->
-  // [promise of the decision, wait id]: rl_limiter_acquire_wait_async on
+  // [promise of the decision, wait]: rl_limiter_acquire_wait_start on
   // every store (the wait is a timer on rl's thread, never on the JS one).
   static Napi::Value AcquireWait(const Napi::CallbackInfo& info);
-  // abandonWait(limiter, id): JS stopped listening (an aborted signal).
+  // abandonWait(limiter, wait): JS gave up (an aborted signal):
+  // rl_wait_cancel, and the call stops holding the process open.
   static Napi::Value AbandonWait(const Napi::CallbackInfo& info);
 
  private:
+  // What JS holds of a wait: librl's handle, and the store's number for it.
+  struct WaitRef {
+    rl_wait* wait;
+    uint64_t id;
+  };
+
   Limiter(Store* store, rl_limiter* handle);
   ~Limiter();
 

@@ -186,6 +186,32 @@ for (const config of storeConfigs) {
     store.close();
   });
 
+  test(`a wait aborted as its answer comes keeps it or gives it back, once, on ${config.label}`, async () => {
+    // Waits whose answers arrive close together: each even wait's answer
+    // aborts the next wait, whose admission may be on its way, delivered to
+    // the binding already, or resolved. A wait that resolved keeps its
+    // admission; any other is rejected and librl refunds it (rl_wait_cancel),
+    // once: the key ends exactly at the admissions kept.
+    const store = await openManual();
+    const limiter = store.limiter({ limit: '100/1h', name: uniqueName('waitlate') });
+    const controllers = Array.from({ length: 20 }, () => new AbortController());
+    const waits = controllers.map((c) => limiter.acquireWait('k', 1, { signal: c.signal }));
+    waits.forEach((w, i) => {
+      if (i % 2 === 0) w.then(() => controllers[i + 1].abort(new Error('gone')));
+    });
+    const results = await Promise.allSettled(waits);
+    assert.ok(results.every((r, i) => i % 2 === 1 || r.status === 'fulfilled'));
+    const kept = results.filter((r) => r.status === 'fulfilled' && r.value.allowed).length;
+    let remaining = 0;
+    for (let i = 0; i < 1000 && remaining < 100 - kept; i++) {
+      await new Promise(setImmediate); // lets rl's refunds in (not a wait for time)
+      remaining = (await limiter.peek('k', 0)).remaining;
+      assert.ok(remaining <= 100 - kept, `a refund counted twice: ${remaining}, ${kept} kept`);
+    }
+    assert.equal(remaining, 100 - kept, `${kept} of 20 kept`);
+    store.close();
+  });
+
   test(`Symbol.asyncDispose closes the store on ${config.label}`, async () => {
     const store = await rl.open(config.url, {}, { inline: config.inline });
     const limiter = store.limiter({ limit: '1/s' });

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import invalid
+from . import native
 
 _MAX_QUOTED = 40
 
@@ -19,8 +19,7 @@ def c_text(what: str, value: Any) -> str:
     """value as text for librl: str only, without NUL bytes (C would cut it)."""
     if not isinstance(value, str):
         raise TypeError(f"{what}: must be str, not {type(value).__name__}")
-    if "\0" in value:
-        raise invalid(f"{what}: contains a NUL byte")
+    native.rl_text_check(value, what)  # librl's rule: no NUL byte (C would cut the text)
     return value
 
 

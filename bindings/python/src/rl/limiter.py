@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Optional, Tuple, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Optional, Tuple, Union, cast, overload
 
 from . import native
 from ._completion import queue_of
@@ -231,34 +231,18 @@ class Limiter:
         self, key: Key, cost: int = 1, *, max_wait: float = math.inf, timeout: Optional[float] = None
     ) -> Decision:
         """acquire_wait() as a timer on rl's thread: no thread sleeps, the
-        event loop runs on. Cancelling it cancels the await; if librl's wait
-        admits the request afterwards, its units are refunded."""
+        event loop runs on. Cancelling it cancels the await and librl's wait
+        (rl_wait_cancel): an admission nobody took is refunded, once."""
         request = (key, cost, _timeout_us(timeout))
         wait_us = _seconds_to_us("max_wait", max_wait)
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Decision]" = loop.create_future()
-        native.acquire_wait_async(self._handle, request, wait_us, queue_of(loop), fut)
+        wait = native.acquire_wait_async(self._handle, request, wait_us, queue_of(loop), fut)
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
-            fut.add_done_callback(self._refund_late_admission(key, cost))
+            native.cancel_wait(wait)  # librl ends it and refunds an admission, once
             raise
-
-    # ------------------------------------------------------------- helpers
-    def _refund_late_admission(self, key: Key, cost: int) -> "Callable[[asyncio.Future[Decision]], None]":
-        def refund(fut: "asyncio.Future[Decision]") -> None:
-            if fut.cancelled() or fut.exception() is not None:
-                return
-            if fut.result().allowed:
-                try:
-                    loop = fut.get_loop()
-                    native.call_async(
-                        self._handle, _OP_REFUND, (key, cost, 0), queue_of(loop), loop.create_future()
-                    )
-                except Exception:
-                    pass  # the store closed meanwhile: nothing left to give back to
-
-        return refund
 
     async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float]) -> Optional[Decision]:
         request = (key, cost, 0 if timeout is None else _timeout_us(timeout))

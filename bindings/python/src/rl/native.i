@@ -502,6 +502,10 @@ static void rl_on_wait_complete(void* user_data, rl_status status, const rl_deci
   pthread_mutex_unlock(&w->mu);
 }
 
+static void rl_wait_capsule_free(PyObject* capsule) {
+  rl_wait_free((rl_wait*)PyCapsule_GetPointer(capsule, "rl_wait"));
+}
+
 static void* rl_free_store_thread(void* store) {
   rl_store_free((rl_store*)store);
   return NULL;
@@ -572,6 +576,31 @@ static void* rl_free_store_thread(void* store) {
   }
 }
 
+/* ---- text that crosses as a C string: its length too, for rl_text_check ---- */
+%typemap(in) (const char* text, size_t length) {
+  Py_ssize_t n = 0;
+  if (!PyUnicode_Check($input)) {
+    rl_raise_wrong_type("text", "str", $input);
+    SWIG_fail;
+  }
+  $1 = (char*)PyUnicode_AsUTF8AndSize($input, &n);
+  if (!$1) SWIG_fail;
+  $2 = (size_t)n;
+}
+
+/* ---- a wait's handle: a capsule that frees it with the Python object ---- */
+%typemap(in, numinputs=0) rl_wait** out (rl_wait* temp = NULL) { $1 = &temp; }
+%typemap(argout) rl_wait** out {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = PyCapsule_New(*$1, "rl_wait", rl_wait_capsule_free);
+    if (!$result) {
+      rl_wait_free(*$1);
+      SWIG_fail;
+    }
+  }
+}
+
 /* ---- handles out of constructors ---- */
 %typemap(in, numinputs=0) rl_store** out (rl_store* temp = NULL) { $1 = &temp; }
 %typemap(argout) rl_store** out {
@@ -610,6 +639,14 @@ static void* rl_free_store_thread(void* store) {
 %ignore rl_limiter_call_async;
 %ignore rl_limiter_acquire_async;
 %ignore rl_limiter_acquire_wait_async;
+%ignore rl_limiter_acquire_wait_start;
+%ignore rl_wait_cancel;
+%ignore rl_wait_free;
+%ignore rl_request_init;
+%ignore rl_decision_init;
+%ignore rl_store_info_init;
+%ignore rl_store_stats_init;
+%ignore rl_setting_info_init;
 %ignore rl_limiter_acquire_batch_async;
 %ignore rl_limiter_acquire_batch_each;
 %ignore rl_limiter_acquire_batch_each_async;
@@ -950,13 +987,23 @@ rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, rl_
   return rl_started(rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, e, err), e);
 }
 
-/* rl_limiter_acquire_wait_async, completing fut as call_async does. */
+/* rl_limiter_acquire_wait_start, completing fut as call_async does; returns
+ * the wait, for cancel_wait. */
 rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
-                             rl_py_queue* q, PyObject* fut, rl_error** err) {
+                             rl_py_queue* q, PyObject* fut, rl_wait** out, rl_error** err) {
   rl_py_entry* e = rl_entry_new(q, fut, 0);
   if (!e) return RL_E_NO_MEMORY;
   return rl_started(
-      rl_limiter_acquire_wait_async(limiter, request, timeout_us, rl_on_complete, e, err), e);
+      rl_limiter_acquire_wait_start(limiter, request, timeout_us, rl_on_complete, e, out, err), e);
+}
+
+/* rl_wait_cancel on a wait of acquire_wait_async: librl ends it and
+ * refunds an admission nobody took, once. */
+PyObject* cancel_wait(PyObject* wait) {
+  rl_wait* w = (rl_wait*)PyCapsule_GetPointer(wait, "rl_wait");
+  if (!w) return NULL;
+  rl_wait_cancel(w);
+  Py_RETURN_NONE;
 }
 
 /* rl_limiter_acquire_batch_async: fut gets the list of Decisions. */

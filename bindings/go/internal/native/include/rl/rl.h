@@ -18,7 +18,8 @@
  * - Durations in results are microseconds.
  * - No C++ exception or abort crosses this boundary: a failure is a status.
  * - A versioned struct (rl_request, rl_decision, rl_store_info) starts with
- *   `uint32_t version`; initialise it with its *_INIT macro. The library
+ *   `uint32_t version`; initialise it with its *_INIT macro (or, where
+ *   macros cannot be used, its rl_*_init function). The library
  *   reads and writes only the fields of the version the caller set, so a
  *   caller built against an older rl.h keeps working. In an array every
  *   element must carry the same version (it fixes the element size).
@@ -44,9 +45,9 @@ extern "C" {
 #endif
 
 #define RL_VERSION_MAJOR 1
-#define RL_VERSION_MINOR 6
+#define RL_VERSION_MINOR 7
 #define RL_VERSION_PATCH 0
-#define RL_VERSION_STRING "1.6.0"
+#define RL_VERSION_STRING "1.7.0"
 
 /* Longest user key, in bytes. */
 #define RL_MAX_KEY_LEN 512
@@ -100,7 +101,7 @@ RL_API const char* rl_status_description(int status);
  * RL_E_SHUTDOWN are never outages. 0 otherwise. Thread-safe. */
 RL_API int rl_status_is_outage(int status);
 
-/* "1.6.0" of the library loaded at run time. Static storage. */
+/* "1.7.0" of the library loaded at run time. Static storage. */
 RL_API const char* rl_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -114,6 +115,15 @@ RL_API rl_status rl_error_status(const rl_error* err);
 RL_API const char* rl_error_message(const rl_error* err);
 /* Frees err. NULL is a no-op. */
 RL_API void rl_error_free(rl_error* err);
+
+/* 1.7. Text that reaches rl as a NUL-terminated string (a URL, a setting's
+ * key or value) and that a binding holds with its length (a Go, Java,
+ * JavaScript or Python string): RL_OK when text[0 .. length - 1] holds no
+ * NUL byte, else RL_E_INVALID_ARG "<what>: contains a NUL byte", since C
+ * would silently cut the text there ("api\0evil" read as "api"). what (NUL-
+ * terminated) names the argument in the message. text may be NULL when
+ * length is 0. Thread-safe. */
+RL_API rl_status rl_text_check(const char* text, size_t length, const char* what, rl_error** err);
 
 /* ------------------------------------------------------------------ */
 /* Settings: string key/value pairs, validated when set. */
@@ -165,6 +175,8 @@ typedef struct rl_setting_info {
 } rl_setting_info;
 #define RL_SETTING_INFO_INIT \
   { RL_SETTING_INFO_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
+/* 1.7. RL_SETTING_INFO_INIT as a function (see rl_request_init). */
+RL_API rl_status rl_setting_info_init(rl_setting_info* info, uint32_t version, rl_error** err);
 
 /* 1.6. Describes the setting at index (0, 1, ..., in rl_config_describe's
  * order) into *info (its version set by the caller). Past the last setting:
@@ -225,6 +237,8 @@ typedef struct rl_store_info {
 } rl_store_info;
 #define RL_STORE_INFO_INIT \
   { RL_STORE_INFO_VERSION, 0, 0, NULL, NULL, NULL, 0, 0 }
+/* 1.7. RL_STORE_INFO_INIT as a function (see rl_request_init). */
+RL_API rl_status rl_store_info_init(rl_store_info* info, uint32_t version, rl_error** err);
 
 /* Describes store into *info (its version set by the caller). Works after
  * the store was closed. */
@@ -296,6 +310,8 @@ typedef struct rl_store_stats {
 #define RL_STORE_STATS_INIT \
   { .version = RL_STORE_STATS_VERSION }
 #endif
+/* 1.7. RL_STORE_STATS_INIT as a function (see rl_request_init). */
+RL_API rl_status rl_store_stats_init(rl_store_stats* stats, uint32_t version, rl_error** err);
 
 /* Fills *out (its version set by the caller) with the store's statistics.
  * Thread-safe; works after the store was closed. */
@@ -395,6 +411,16 @@ typedef struct rl_request {
 /* version 2, everything else 0: set key, key_len and cost after it. */
 #define RL_REQUEST_INIT \
   { RL_REQUEST_VERSION, NULL, 0, 0, 0 }
+/* 1.7. The *_INIT macros as functions, for bindings that cannot expand C
+ * macros (cgo, a foreign-function interface): fills *request with
+ * RL_REQUEST_INIT of `version` (pass RL_REQUEST_VERSION of your rl.h): the
+ * version set, everything else 0 or NULL, and nothing written beyond the
+ * size of that version, so a library newer than the caller's rl.h never
+ * writes past the caller's struct. A version this library does not know
+ * (0, or above its own) is RL_E_INVALID_ARG, with *request untouched. The
+ * same holds for rl_decision_init, rl_store_info_init, rl_store_stats_init
+ * and rl_setting_info_init. Thread-safe. */
+RL_API rl_status rl_request_init(rl_request* request, uint32_t version, rl_error** err);
 
 /* Which path produced a decision. */
 typedef enum rl_source {
@@ -454,6 +480,8 @@ typedef struct rl_decision {
 } rl_decision;
 #define RL_DECISION_INIT \
   { RL_DECISION_VERSION, 0, 0, 0, 0, 0, 0, 0, 0 }
+/* 1.7. RL_DECISION_INIT as a function (see rl_request_init). */
+RL_API rl_status rl_decision_init(rl_decision* decision, uint32_t version, rl_error** err);
 
 /* Decides request and records its cost when admitted. Blocks for one store
  * round trip (none for memory://). */
@@ -602,6 +630,33 @@ RL_API rl_status rl_limiter_acquire_async(rl_limiter* limiter, const rl_request*
 RL_API rl_status rl_limiter_acquire_wait_async(rl_limiter* limiter, const rl_request* request,
                                                int64_t timeout_us, rl_callback callback,
                                                void* user_data, rl_error** err);
+
+/* 1.7. A wait started by rl_limiter_acquire_wait_start, for its caller to
+ * give up on. */
+typedef struct rl_wait rl_wait;
+
+/* 1.7. rl_limiter_acquire_wait_async whose caller can give up on it
+ * (rl_wait_cancel): on RL_OK *out receives the wait's handle, and the
+ * callback runs exactly once, as for rl_limiter_acquire_wait_async. On any
+ * other status *out is NULL and the callback never runs. Free the handle
+ * with rl_wait_free, before or after the callback ran. */
+RL_API rl_status rl_limiter_acquire_wait_start(rl_limiter* limiter, const rl_request* request,
+                                               int64_t timeout_us, rl_callback callback,
+                                               void* user_data, rl_wait** out, rl_error** err);
+/* 1.7. The caller gave up on wait (an aborted signal, a cancelled context,
+ * task or future) and takes none of its units: no store call starts after
+ * this, a wait sleeping before its next attempt ends now, and the units the
+ * wait was admitted for, whether that admission already reached the
+ * callback or arrives after this call, are refunded by rl exactly once (an
+ * on_failure=open admission counted nothing and is not). The callback still
+ * runs exactly once, never inside this call, with what the wait ended on:
+ * the last denial, a failure, or an admission already given back. Cancel
+ * only a wait whose admission nobody took. Idempotent; thread-safe, also
+ * from a callback; NULL is a no-op. */
+RL_API void rl_wait_cancel(rl_wait* wait);
+/* 1.7. Frees the handle. The wait goes on unless it was cancelled; its
+ * callback runs as before. NULL is a no-op. */
+RL_API void rl_wait_free(rl_wait* wait);
 
 /* Completion of an asynchronous batch: count decisions in order, valid
  * only during the callback. Same threading rules as rl_callback. The

@@ -78,14 +78,27 @@ final class Native {
   static native long[] call(
       long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs);
 
+  /** One rl_op (not a wait), completing future on rl's thread. */
   static native void callAsync(
+      long limiter, int op, byte[] key, long cost, long timeoutUs, CompletableFuture<long[]> future);
+
+  /**
+   * rl_limiter_acquire_wait_start, completing future on rl's thread: returns the wait, for {@link
+   * #waitCancel}; free it once with {@link #waitFree}.
+   */
+  static native long acquireWaitAsync(
       long limiter,
-      int op,
       byte[] key,
       long cost,
       long timeoutUs,
       long waitUs,
       CompletableFuture<long[]> future);
+
+  /** rl_wait_cancel: librl ends the wait and refunds an admission nobody took, once. */
+  static native void waitCancel(long wait);
+
+  /** rl_wait_free. */
+  static native void waitFree(long wait);
 
   static native long[] batch(long limiter, byte[][] keys, long[] costs, long timeoutUs);
 

@@ -193,38 +193,41 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   public CompletableFuture<Decision> tryAcquireAsync(String key, long cost) {
-    return callAsync(Native.OP_ACQUIRE, bytes(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_ACQUIRE, bytes(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Decision> tryAcquireAsync(byte[] key, long cost) {
-    return callAsync(Native.OP_ACQUIRE, checked(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_ACQUIRE, checked(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Decision> peekAsync(String key, long cost) {
-    return callAsync(Native.OP_PEEK, bytes(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_PEEK, bytes(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Decision> peekAsync(byte[] key, long cost) {
-    return callAsync(Native.OP_PEEK, checked(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_PEEK, checked(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Decision> refundAsync(String key, long cost) {
-    return callAsync(Native.OP_REFUND, bytes(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_REFUND, bytes(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Decision> refundAsync(byte[] key, long cost) {
-    return callAsync(Native.OP_REFUND, checked(key), cost, 0).thenApply(Decision::of);
+    return callAsync(Native.OP_REFUND, checked(key), cost).thenApply(Decision::of);
   }
 
   public CompletableFuture<Void> resetAsync(byte[] key) {
-    return callAsync(Native.OP_RESET, checked(key), 0, 0).thenApply(d -> null);
+    return callAsync(Native.OP_RESET, checked(key), 0).thenApply(d -> null);
   }
 
   public CompletableFuture<Void> resetAsync(String key) {
-    return callAsync(Native.OP_RESET, bytes(key), 0, 0).thenApply(d -> null);
+    return callAsync(Native.OP_RESET, bytes(key), 0).thenApply(d -> null);
   }
 
-  /** {@link #acquire} without blocking anyone: the wait is a timer on rl's thread. */
+  /**
+   * {@link #acquire} without blocking anyone: the wait is a timer on rl's thread. Cancelling the
+   * future ends the wait; should librl admit the request anyway, it refunds the units, once.
+   */
   public CompletableFuture<Decision> acquireAsync(String key, long cost, Duration timeout) {
     long waitUs;
     try {
@@ -232,7 +235,29 @@ public final class RateLimiter implements AutoCloseable {
     } catch (RateLimitException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return callAsync(Native.OP_ACQUIRE_WAIT, bytes(key), cost, waitUs).thenApply(Decision::of);
+    CompletableFuture<long[]> raw = new CompletableFuture<>();
+    long wait;
+    try {
+      long limiter = handle.acquire();
+      try {
+        wait =
+            Native.acquireWaitAsync(
+                limiter, bytes(key), cost, requestUs(Native.OP_ACQUIRE_WAIT, waitUs), waitUs, raw);
+      } finally {
+        handle.release();
+      }
+    } catch (RateLimitException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Decision> decided = raw.thenApply(Decision::of);
+    // Completes exactly once: cancelled by its caller (then librl ends the wait and refunds an
+    // admission nobody took, even one on its way into this future), or with librl's answer.
+    decided.whenComplete(
+        (d, e) -> {
+          if (decided.isCancelled()) Native.waitCancel(wait);
+          Native.waitFree(wait);
+        });
+    return decided;
   }
 
   public CompletableFuture<List<Decision>> acquireBatchAsync(List<Request> requests) {
@@ -286,12 +311,12 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private CompletableFuture<long[]> callAsync(int op, byte[] key, long cost, long waitUs) {
+  private CompletableFuture<long[]> callAsync(int op, byte[] key, long cost) {
     CompletableFuture<long[]> raw = new CompletableFuture<>();
     try {
       long limiter = handle.acquire();
       try {
-        Native.callAsync(limiter, op, key, cost, requestUs(op, waitUs), waitUs, raw);
+        Native.callAsync(limiter, op, key, cost, timeoutUs, raw);
       } finally {
         handle.release();
       }
