@@ -123,8 +123,8 @@ class Store {
 /**
  * Opens a store from a URL: 'memory://', 'redis://[user:pass@]host:port[/db]',
  * with ?settings or `settings` ({ timeoutMs: 50, clock: 'manual', ... }).
- * `inline` (default true): a memory:// store answers on the JS thread, which
- * it can do without waiting; false sends its calls through rl's I/O thread
+ * `inline` (default true): a store librl describes as in process (memory://)
+ * answers on the JS thread, which it can do without waiting; false sends its calls through rl's I/O thread
  * as a Redis store's are (tests of that path use it).
  */
 async function open(url, settings, { inline = true } = {}) {

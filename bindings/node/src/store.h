@@ -23,7 +23,8 @@ namespace rlnode {
 class Store {
  public:
   // open(url, settings, inlineLocal) -> Promise<store handle>; opens off the
-  // JS thread. inlineLocal: a memory:// store answers on the JS thread.
+  // JS thread. inlineLocal: a store librl describes as in process
+  // (rl_store_info.in_process: memory://) answers on the JS thread.
   static Napi::Value Open(const Napi::CallbackInfo& info);
   // close(store): pending calls reject with RL_E_SHUTDOWN. Idempotent.
   static Napi::Value Close(const Napi::CallbackInfo& info);

@@ -44,7 +44,8 @@ class Store:
         self.manual_clock: bool = manual_clock
         #: "memory" or "redis".
         self.scheme: str = scheme
-        # memory:// never waits for I/O: its async calls answer on the caller's thread.
+        # librl says whether the store waits for I/O (in_process: memory://);
+        # one that never does answers its async calls on the caller's thread.
         self._inline = inline and in_process
         self._finalizer = weakref.finalize(self, native.store_free, handle)
         self._limiters: "weakref.WeakSet[Limiter]" = weakref.WeakSet()
