@@ -166,6 +166,12 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     }
     // Calls whose FCALL did not run at all go again, one by one, after the
     // others were told; the lane stays busy until then.
+    const bool all_ran = std::none_of(replies.begin(), replies.end(),
+                                      [](const Reply& r) { return function_not_run(r); });
+    // What waited leaves before the callers of this batch are woken: Redis
+    // decides it while they wake (64 of them, on a few cores, keep this
+    // thread off the CPU for as long), not after.
+    if (all_ran) next(lane);
     std::vector<Waiting> again;
     for (size_t c = 0; c < replies.size(); ++c) {
       Reply& reply = replies[c];
@@ -186,6 +192,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
         (*(*calls)[i].done)(Failure{}, std::move(one));
       }
     }
+    if (all_ran) return;
     if (again.empty()) return next(lane);
     try {
       send_each(lane, again);
