@@ -164,8 +164,14 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
       for (Waiting& w : *calls) (*w.done)(Failure{f.code, f.message}, {});
       return;
     }
+    // What waited leaves before this batch's callers are woken, so that
+    // Redis decides it while they wake (many sync callers on few cores keep
+    // this thread off the CPU meanwhile) instead of idling until they did.
     // Calls whose FCALL did not run at all go again, one by one, after the
     // others were told; the lane stays busy until then.
+    const bool all_ran = std::none_of(replies.begin(), replies.end(),
+                                      [](const Reply& r) { return function_not_run(r); });
+    if (all_ran) next(lane);
     std::vector<Waiting> again;
     for (size_t c = 0; c < replies.size(); ++c) {
       Reply& reply = replies[c];
@@ -186,7 +192,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
         (*(*calls)[i].done)(Failure{}, std::move(one));
       }
     }
-    if (again.empty()) return next(lane);
+    if (again.empty()) return;
     try {
       send_each(lane, again);
     } catch (const Error& e) {
