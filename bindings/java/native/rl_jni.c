@@ -98,6 +98,66 @@ static void throw_null(JNIEnv* env, const char* what) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Strings */
+
+/* text (a URL, a setting's name or value) as standard UTF-8, NUL-terminated,
+ * for librl to read as a C string; free() it. NULL with an exception pending:
+ * null text is NullPointerException naming what, a U+0000 in it is librl's
+ * RL_E_INVALID_ARG "<what>: contains a NUL byte" (rl_text_check), since C
+ * would cut the text there. Not GetStringUTFChars: its modified UTF-8 writes
+ * U+0000 as C0 80 and a supplementary character as two surrogates, bytes
+ * librl refuses as invalid UTF-8. A lone surrogate becomes U+FFFD, as in
+ * String.getBytes(UTF_8). */
+static char* utf8_arg(JNIEnv* env, jstring text, const char* what) {
+  if (text == NULL) {
+    throw_null(env, what);
+    return NULL;
+  }
+  jsize length = (*env)->GetStringLength(env, text);
+  char* out = malloc(3 * (size_t)length + 1); /* a UTF-16 unit is at most 3 bytes */
+  const jchar* chars = out != NULL ? (*env)->GetStringCritical(env, text, NULL) : NULL;
+  if (chars == NULL) {
+    free(out);
+    if (!(*env)->ExceptionCheck(env)) throw_status(env, RL_E_NO_MEMORY, "out of memory");
+    return NULL;
+  }
+  size_t n = 0;
+  for (jsize i = 0; i < length; i++) {
+    uint32_t c = chars[i];
+    if (c >= 0xD800 && c <= 0xDBFF && i + 1 < length && chars[i + 1] >= 0xDC00 &&
+        chars[i + 1] <= 0xDFFF) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (chars[++i] - 0xDC00);
+    } else if (c >= 0xD800 && c <= 0xDFFF) {
+      c = 0xFFFD;
+    }
+    if (c < 0x80) {
+      out[n++] = (char)c;
+    } else if (c < 0x800) {
+      out[n++] = (char)(0xC0 | c >> 6);
+      out[n++] = (char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out[n++] = (char)(0xE0 | c >> 12);
+      out[n++] = (char)(0x80 | (c >> 6 & 0x3F));
+      out[n++] = (char)(0x80 | (c & 0x3F));
+    } else {
+      out[n++] = (char)(0xF0 | c >> 18);
+      out[n++] = (char)(0x80 | (c >> 12 & 0x3F));
+      out[n++] = (char)(0x80 | (c >> 6 & 0x3F));
+      out[n++] = (char)(0x80 | (c & 0x3F));
+    }
+  }
+  (*env)->ReleaseStringCritical(env, text, chars);
+  out[n] = '\0';
+  rl_error* err = NULL;
+  rl_status status = rl_text_check(out, n, what, &err); /* before err is read */
+  if (throw_if_failed(env, status, err)) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------------ */
 /* Values across */
 
 /* A Java byte[] key copied to C memory (freed with key_free). */
@@ -309,16 +369,12 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_version(JNIEnv* env, jclass cls) {
 
 JNIEXPORT jlong JNICALL Java_dev_rl_Native_storeOpen(JNIEnv* env, jclass cls, jstring url) {
   (void)cls;
-  if (url == NULL) {
-    throw_null(env, "url");
-    return 0;
-  }
-  const char* text = (*env)->GetStringUTFChars(env, url, NULL);
+  char* text = utf8_arg(env, url, "url");
   if (text == NULL) return 0;
   rl_store* store = NULL;
   rl_error* err = NULL;
   rl_status status = rl_store_open(text, NULL, &store, &err);
-  (*env)->ReleaseStringUTFChars(env, url, text);
+  free(text);
   if (throw_if_failed(env, status, err)) return 0;
   return (jlong)(intptr_t)store;
 }
@@ -411,12 +467,13 @@ JNIEXPORT jlong JNICALL Java_dev_rl_Native_limiterNew(JNIEnv* env, jclass cls, j
       if (!(*env)->ExceptionCheck(env)) throw_null(env, "setting");
       goto done;
     }
-    const char* n = (*env)->GetStringUTFChars(env, name, NULL);
-    const char* v = n != NULL ? (*env)->GetStringUTFChars(env, value, NULL) : NULL;
+    /* A value's message names its setting (as in Node and Go); the name when it is text. */
+    char* n = utf8_arg(env, name, "limiter settings key");
+    char* v = n != NULL ? utf8_arg(env, value, n) : NULL;
     rl_error* err = NULL;
     rl_status status = v != NULL ? rl_config_set(cfg, n, v, &err) : RL_OK;
-    if (v != NULL) (*env)->ReleaseStringUTFChars(env, value, v);
-    if (n != NULL) (*env)->ReleaseStringUTFChars(env, name, n);
+    free(v);
+    free(n);
     (*env)->DeleteLocalRef(env, name);
     (*env)->DeleteLocalRef(env, value);
     if ((*env)->ExceptionCheck(env) || throw_if_failed(env, status, err)) goto done;
@@ -497,7 +554,7 @@ JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jcl
   size_t count = (size_t)length / 3;
   rl_limit_info* info = calloc(count > 0 ? count : 1, sizeof(rl_limit_info));
   jlong* numbers = calloc(length > 0 ? (size_t)length : 1, sizeof(jlong));
-  const char* chars = (*env)->GetStringUTFChars(env, name, NULL);
+  char* chars = utf8_arg(env, name, "name");
   jobjectArray out = NULL;
   char* values[RL_HEADER_COUNT] = {NULL};
   rl_error* err = NULL;
@@ -527,7 +584,7 @@ JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jcl
   }
 done:
   for (int i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(values[i]);
-  if (chars != NULL) (*env)->ReleaseStringUTFChars(env, name, chars);
+  free(chars);
   free(numbers);
   free(info);
   return out;

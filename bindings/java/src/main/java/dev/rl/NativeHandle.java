@@ -1,15 +1,19 @@
 package dev.rl;
 
 import java.lang.ref.Cleaner;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * A native pointer and the function that frees it. Calls count themselves in while they use the
  * pointer; freeing first refuses new calls (at once: they never wait, so a completion stage on
  * rl's thread cannot block behind a close), then waits for the calls in progress, so rl's "*_free
- * must not race other calls" holds. A Cleaner frees what the program forgot to close.
+ * must not race other calls" holds. A Cleaner frees what the program forgot to close. Callers
+ * use the pointer only through {@link #with}, {@link #run}, {@link #start} and {@link #close}
+ * (and the one hot path, RateLimiter.call, through {@link #acquire}/{@link #release}).
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();
@@ -50,7 +54,66 @@ final class NativeHandle {
     this.cleanable = CLEANER.register(owner, freer);
   }
 
-  /** The pointer, counted as in use: call {@link #release} after. */
+  /**
+   * call's result on the pointer, counted in use meanwhile; RateLimitException SHUTDOWN "<what> is
+   * closed" once freeing began.
+   */
+  <T> T with(LongFunction<T> call) {
+    long pointer = acquire();
+    try {
+      return call.apply(pointer);
+    } finally {
+      release();
+    }
+  }
+
+  /** {@link #with} for a call that returns nothing. */
+  void run(LongConsumer call) {
+    long pointer = acquire();
+    try {
+      call.accept(pointer);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Starts an asynchronous call that completes {@code result}, and returns it; when the call cannot
+   * start (the handle is closed, or librl refused it with RateLimitException), a future failed
+   * with that exception instead: async methods never throw it.
+   */
+  <T> CompletableFuture<T> start(CompletableFuture<T> result, LongConsumer call) {
+    try {
+      run(call);
+    } catch (RateLimitException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return result;
+  }
+
+  /**
+   * Closes once: runs {@code beforeFree} on the pointer unless freeing already began (so a second
+   * close does nothing), then frees it ({@link #free}).
+   */
+  void close(LongConsumer beforeFree) {
+    long pointer;
+    try {
+      pointer = acquire();
+    } catch (RateLimitException closed) {
+      return;
+    }
+    try {
+      beforeFree.accept(pointer);
+    } finally {
+      release();
+    }
+    free();
+  }
+
+  /**
+   * The pointer, counted as in use: call {@link #release} after, in a finally. Only for a hot path
+   * where {@link #with}'s lambda would capture the call's arguments (an allocation per call).
+   */
   long acquire() {
     for (; ; ) {
       int now = users.get();

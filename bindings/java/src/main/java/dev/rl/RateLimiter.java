@@ -166,12 +166,8 @@ public final class RateLimiter implements AutoCloseable {
   /** Acquires each request on its own, in order, in one round trip per store node. */
   public List<Decision> acquireBatch(List<Request> requests) {
     Batch batch = new Batch(requests);
-    long limiter = handle.acquire();
-    try {
-      return decisions(Native.batch(limiter, batch.keys, batch.costs, timeoutUs));
-    } finally {
-      handle.release();
-    }
+    return handle.with(
+        limiter -> decisions(Native.batch(limiter, batch.keys, batch.costs, timeoutUs)));
   }
 
   /**
@@ -184,12 +180,8 @@ public final class RateLimiter implements AutoCloseable {
    */
   public List<BatchResult> acquireBatchEach(List<Request> requests) {
     Batch batch = new Batch(requests);
-    long limiter = handle.acquire();
-    try {
-      return results(Native.batchEach(limiter, batch.keys, batch.costs, timeoutUs));
-    } finally {
-      handle.release();
-    }
+    return handle.with(
+        limiter -> results(Native.batchEach(limiter, batch.keys, batch.costs, timeoutUs)));
   }
 
   public CompletableFuture<Decision> tryAcquireAsync(String key, long cost) {
@@ -235,17 +227,14 @@ public final class RateLimiter implements AutoCloseable {
     } catch (RateLimitException e) {
       return CompletableFuture.failedFuture(e);
     }
+    byte[] bytes = bytes(key);
+    long requestUs = requestUs(Native.OP_ACQUIRE_WAIT, waitUs);
     CompletableFuture<long[]> raw = new CompletableFuture<>();
     long wait;
     try {
-      long limiter = handle.acquire();
-      try {
-        wait =
-            Native.acquireWaitAsync(
-                limiter, bytes(key), cost, requestUs(Native.OP_ACQUIRE_WAIT, waitUs), waitUs, raw);
-      } finally {
-        handle.release();
-      }
+      wait =
+          handle.with(
+              limiter -> Native.acquireWaitAsync(limiter, bytes, cost, requestUs, waitUs, raw));
     } catch (RateLimitException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -263,34 +252,19 @@ public final class RateLimiter implements AutoCloseable {
   public CompletableFuture<List<Decision>> acquireBatchAsync(List<Request> requests) {
     Batch batch = new Batch(requests);
     CompletableFuture<long[]> raw = new CompletableFuture<>();
-    try {
-      long limiter = handle.acquire();
-      try {
-        Native.batchAsync(limiter, batch.keys, batch.costs, timeoutUs, raw);
-      } finally {
-        handle.release();
-      }
-    } catch (RateLimitException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return raw.thenApply(RateLimiter::decisions);
+    return handle
+        .start(raw, limiter -> Native.batchAsync(limiter, batch.keys, batch.costs, timeoutUs, raw))
+        .thenApply(RateLimiter::decisions);
   }
 
   /** {@link #acquireBatchEach} without blocking: the future fails only as that call throws. */
   public CompletableFuture<List<BatchResult>> acquireBatchEachAsync(List<Request> requests) {
     Batch batch = new Batch(requests);
     CompletableFuture<Native.Each> raw = new CompletableFuture<>();
-    try {
-      long limiter = handle.acquire();
-      try {
-        Native.batchEachAsync(limiter, batch.keys, batch.costs, timeoutUs, raw);
-      } finally {
-        handle.release();
-      }
-    } catch (RateLimitException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return raw.thenApply(RateLimiter::results);
+    return handle
+        .start(
+            raw, limiter -> Native.batchEachAsync(limiter, batch.keys, batch.costs, timeoutUs, raw))
+        .thenApply(RateLimiter::results);
   }
 
   /**
@@ -302,6 +276,10 @@ public final class RateLimiter implements AutoCloseable {
     if (owner == null) handle.free();
   }
 
+  /**
+   * The hot path: acquire/release by hand, since {@link NativeHandle#with}'s lambda would capture
+   * the arguments (an allocation per call).
+   */
   private Decision call(int op, byte[] key, long cost, long waitUs) {
     long limiter = handle.acquire();
     try {
@@ -313,17 +291,7 @@ public final class RateLimiter implements AutoCloseable {
 
   private CompletableFuture<long[]> callAsync(int op, byte[] key, long cost) {
     CompletableFuture<long[]> raw = new CompletableFuture<>();
-    try {
-      long limiter = handle.acquire();
-      try {
-        Native.callAsync(limiter, op, key, cost, timeoutUs, raw);
-      } finally {
-        handle.release();
-      }
-    } catch (RateLimitException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return raw;
+    return handle.start(raw, limiter -> Native.callAsync(limiter, op, key, cost, timeoutUs, raw));
   }
 
   /**

@@ -53,52 +53,28 @@ public final class Store implements AutoCloseable {
           flat.add(Objects.requireNonNull(name, "settings: a name"));
           flat.add(Objects.requireNonNull(value, "settings: the value of " + name));
         });
-    long store = handle.acquire();
-    try {
-      return new RateLimiter(this, Native.limiterNew(store, flat.toArray(new String[0])));
-    } finally {
-      handle.release();
-    }
+    String[] pairs = flat.toArray(new String[0]);
+    return handle.with(store -> new RateLimiter(this, Native.limiterNew(store, pairs)));
   }
 
   /** Manual clock (stores opened with clock=manual): sets the time to {@code us} microseconds. */
   public void clockSet(long us) {
-    long store = handle.acquire();
-    try {
-      Native.clockMove(store, true, us);
-    } finally {
-      handle.release();
-    }
+    handle.run(store -> Native.clockMove(store, true, us));
   }
 
   /** Manual clock: moves the time forward by {@code us} microseconds (never backwards). */
   public void clockAdvance(long us) {
-    long store = handle.acquire();
-    try {
-      Native.clockMove(store, false, us);
-    } finally {
-      handle.release();
-    }
+    handle.run(store -> Native.clockMove(store, false, us));
   }
 
   /** What the store has done, with its round-trip latency p50/p95/p99/max. */
   public StoreStats stats() {
-    long store = handle.acquire();
-    try {
-      return StoreStats.of(Native.storeStats(store));
-    } finally {
-      handle.release();
-    }
+    return handle.with(store -> StoreStats.of(Native.storeStats(store)));
   }
 
   /** The same statistics in the Prometheus text format. */
   public String metrics() {
-    long store = handle.acquire();
-    try {
-      return Native.storeMetrics(store);
-    } finally {
-      handle.release();
-    }
+    return handle.with(Native::storeMetrics);
   }
 
   /**
@@ -108,17 +84,6 @@ public final class Store implements AutoCloseable {
    */
   @Override
   public void close() {
-    long store;
-    try {
-      store = handle.acquire();
-    } catch (RateLimitException closed) {
-      return;
-    }
-    try {
-      Native.storeClose(store); // ends calls in flight, so the free below does not wait for them
-    } finally {
-      handle.release();
-    }
-    handle.free();
+    handle.close(Native::storeClose); // ends calls in flight, so the free does not wait for them
   }
 }

@@ -1,5 +1,6 @@
 package dev.rl;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +65,44 @@ class BadInputTest {
     assertThrows(NullPointerException.class, () -> store.limiter(null));
     assertThrows(
         NullPointerException.class, () -> store.limiter(Collections.singletonMap("limit", null)));
+  }
+
+  // librl reads URLs and settings as C strings: a U+0000 in one is refused by name, as in every
+  // binding (librl's rl_text_check), never cut short ("api\0evil" is not "api").
+  @Test
+  void aNulInAUrlOrSettingIsRefusedByName() {
+    nul("url", () -> Store.open("memory://\0"));
+    nul("url", () -> Store.open("memory://?clock=manual\0x"));
+    nul("limit", () -> store.limiter(Map.of("limit", "1/s\0junk")));
+    nul("name", () -> store.limiter(Map.of("limit", "1/s", "name", "api\0evil")));
+    nul("limiter settings key", () -> store.limiter(Map.of("limit", "1/s", "na\0me", "x")));
+  }
+
+  private static void nul(String what, Executable call) {
+    RateLimitException e = assertThrows(RateLimitException.class, call);
+    assertEquals(Status.INVALID_ARG, e.status(), e.getMessage());
+    assertEquals("RL_E_INVALID_ARG: " + what + ": contains a NUL byte", e.getMessage());
+  }
+
+  // Text reaches librl as standard UTF-8, not JNI's modified UTF-8 (U+1F600 as two 3-byte
+  // surrogates); librl's message shows the bytes it got.
+  @Test
+  void settingsReachLibrlAsStandardUtf8() {
+    invalid(
+        "name: 'caf\\xc3\\xa9 \\xf0\\x9f\\x98\\x80'",
+        () -> store.limiter(Map.of("limit", "1/s", "name", "caf\u00e9 \ud83d\ude00")));
+  }
+
+  // Keys are bytes with a length: a NUL is part of the key, never its end (as in every binding).
+  @Test
+  void keysHoldingNulAreWholeKeys() {
+    try (RateLimiter one = store.limiter(Map.of("limit", "1/s"))) {
+      assertTrue(one.tryAcquire("api\0evil").allowed());
+      assertTrue(one.tryAcquire("api").allowed());
+      assertTrue(one.tryAcquire("api\0other").allowed());
+      assertTrue(!one.tryAcquire("api\0evil").allowed());
+      assertTrue(!one.tryAcquireAsync("api\0evil".getBytes(UTF_8), 1).join().allowed());
+    }
   }
 
   @Test
