@@ -29,9 +29,8 @@ type (
 // Constants of rl.h the package uses.
 const (
 	rlMaxWaitUs       = C.RL_MAX_WAIT_US
-	rlSourceCnt       = C.RL_SOURCE_COUNT
-	rlStatusCnt       = C.RL_STATUS_COUNT
-	rlHeaderCnt       = C.RL_HEADER_COUNT
+	rlSourceCount     = C.RL_SOURCE_COUNT
+	rlStatusCount     = C.RL_STATUS_COUNT
 	rlSourceStore     = C.RL_SOURCE_STORE
 	rlSourceFailOpen  = C.RL_SOURCE_FAIL_OPEN
 	rlSourceLocal     = C.RL_SOURCE_LOCAL

@@ -66,18 +66,18 @@ func (s *Store) Stats() (Stats, error) {
 	out := Stats{
 		Breaker:       BreakerState(c.breakerState),
 		BreakerOpened: c.breakerOpened,
-		Decisions:     make(map[Source]Verdicts, rlSourceCnt),
-		Failures:      make(map[Status]uint64, rlStatusCnt),
+		Decisions:     make(map[Source]Verdicts, rlSourceCount),
+		Failures:      make(map[Status]uint64, rlStatusCount),
 		RoundTrips:    c.roundTrips,
 		RoundTripP50:  time.Duration(c.p50Us) * time.Microsecond,
 		RoundTripP95:  time.Duration(c.p95Us) * time.Microsecond,
 		RoundTripP99:  time.Duration(c.p99Us) * time.Microsecond,
 		RoundTripMax:  time.Duration(c.maxUs) * time.Microsecond,
 	}
-	for i := 0; i < rlSourceCnt && i < len(c.allowed); i++ {
+	for i := 0; i < rlSourceCount && i < len(c.allowed); i++ {
 		out.Decisions[Source(i)] = Verdicts{Allowed: c.allowed[i], Denied: c.denied[i]}
 	}
-	for i := 1; i < rlStatusCnt && i < len(c.failures); i++ {
+	for i := 1; i < rlStatusCount && i < len(c.failures); i++ {
 		out.Failures[Status(i)] = c.failures[i]
 	}
 	return out, nil

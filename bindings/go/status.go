@@ -9,7 +9,7 @@ type Status int
 // statusNames holds rl_status_name of the linked library for every status
 // it knows, read once: a newer library's new statuses get their names too.
 var statusNames = func() []string {
-	names := make([]string, rlStatusCnt)
+	names := make([]string, rlStatusCount)
 	for i := range names {
 		names[i] = rlStatusName(i)
 	}
