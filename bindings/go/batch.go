@@ -1,11 +1,8 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import (
 	"context"
-	"runtime"
+	"runtime/cgo"
 )
 
 // Request is one entry of a batch.
@@ -38,9 +35,10 @@ type pendingBatchEach struct {
 	done chan []BatchResult
 }
 
-// startFunc starts a batch in rl: the requests (count of them from first),
-// the handle of the waiting Go call.
-type startFunc func(c *C.rl_limiter, first *C.rl_request, count C.size_t, h C.uintptr_t, cerr **C.rl_error) C.rl_status
+// startFunc starts a batch in rl (rlLimiterAcquireBatchAsync or
+// rlLimiterAcquireBatchEachAsync): the requests, each with timeoutUs as its
+// deadline, and the handle of the waiting Go call.
+type startFunc func(c *nativeLimiter, requests []Request, timeoutUs int64, h cgo.Handle) error
 
 // startBatch hands requests to rl through start, with ctx's deadline as
 // each request's own.
@@ -48,25 +46,9 @@ func (l *Limiter) startBatch(ctx context.Context, requests []Request, pending an
 	if err := checkContext(ctx); err != nil {
 		return err
 	}
-	// The keys stay where they are: pinned, C may read them during the call.
-	var pinner runtime.Pinner
-	defer pinner.Unpin()
 	timeoutUs := requestTimeoutUs(ctx)
-	reqs := make([]C.rl_request, len(requests))
-	for i, r := range requests {
-		reqs[i] = C.rl_request{version: C.RL_REQUEST_VERSION, key_len: C.size_t(len(r.Key)), cost: C.int64_t(r.Cost), timeout_us: C.int64_t(timeoutUs)}
-		if len(r.Key) > 0 {
-			key := cKey(r.Key)
-			pinner.Pin(key)
-			reqs[i].key = key
-		}
-	}
-	var first *C.rl_request
-	if len(reqs) > 0 {
-		first = &reqs[0]
-	}
-	return l.start(pending, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return start(c, first, C.size_t(len(reqs)), h, cerr)
+	return l.start(pending, func(c *nativeLimiter, h cgo.Handle) error {
+		return start(c, requests, timeoutUs, h)
 	})
 }
 
@@ -77,9 +59,7 @@ func (l *Limiter) startBatch(ctx context.Context, requests []Request, pending an
 // gives each request its own.
 func (l *Limiter) AcquireBatch(ctx context.Context, requests []Request) ([]Decision, error) {
 	p := &pendingBatch{done: make(chan batchResult, 1)}
-	err := l.startBatch(ctx, requests, p, func(c *C.rl_limiter, first *C.rl_request, n C.size_t, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_batch_async(c, first, n, h, cerr)
-	})
+	err := l.startBatch(ctx, requests, p, rlLimiterAcquireBatchAsync)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +81,7 @@ func (l *Limiter) AcquireBatch(ctx context.Context, requests []Request) ([]Decis
 // store, or ctx.Err() when ctx ends first.
 func (l *Limiter) AcquireBatchEach(ctx context.Context, requests []Request) ([]BatchResult, error) {
 	p := &pendingBatchEach{done: make(chan []BatchResult, 1)}
-	err := l.startBatch(ctx, requests, p, func(c *C.rl_limiter, first *C.rl_request, n C.size_t, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_batch_each_async(c, first, n, h, cerr)
-	})
+	err := l.startBatch(ctx, requests, p, rlLimiterAcquireBatchEachAsync)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,6 @@
 package rl
 
-// #include <stdlib.h>
-// #include "shim.h"
-import "C"
-
-import (
-	"strconv"
-	"unsafe"
-)
+import "strconv"
 
 // Algorithm names a rate-limiting algorithm (docs/algorithms.md).
 type Algorithm string
@@ -79,47 +72,33 @@ func (c Config) settings() []Setting {
 	return append(out, c.Settings...)
 }
 
-// newConfig builds the rl_config of c; the caller frees it.
-func (c Config) newConfig() (*C.rl_config, error) {
-	cfg := C.rl_config_new()
+// newConfig builds the rl config of c; the caller frees it (rlConfigFree).
+func (c Config) newConfig() (*nativeConfig, error) {
+	cfg := rlConfigNew()
 	if cfg == nil {
 		return nil, newError(StatusNoMemory, "config: out of memory")
 	}
 	for _, s := range c.settings() {
 		if err := setConfig(cfg, s); err != nil {
-			C.rl_config_free(cfg)
+			rlConfigFree(cfg)
 			return nil, err
 		}
 	}
 	return cfg, nil
 }
 
-func setConfig(cfg *C.rl_config, s Setting) error {
+func setConfig(cfg *nativeConfig, s Setting) error {
 	if err := checkCString(s.Key, "setting key"); err != nil {
 		return err
 	}
 	if err := checkCString(s.Value, s.Key); err != nil {
 		return err
 	}
-	key, value := C.CString(s.Key), C.CString(s.Value)
-	defer C.free(unsafe.Pointer(key))
-	defer C.free(unsafe.Pointer(value))
-	var cerr *C.rl_error
-	if st := C.rl_config_set(cfg, key, value, &cerr); st != C.RL_OK {
-		return takeError(st, cerr)
-	}
-	return nil
+	return rlConfigSet(cfg, s.Key, s.Value)
 }
 
 // checkCString refuses text that C would silently cut at a NUL byte
 // (librl's rule: rl_text_check).
 func checkCString(text, what string) error {
-	cwhat := C.CString(what)
-	defer C.free(unsafe.Pointer(cwhat))
-	var cerr *C.rl_error
-	st := C.rl_text_check((*C.char)(unsafe.Pointer(unsafe.StringData(text))), C.size_t(len(text)), cwhat, &cerr)
-	if st != C.RL_OK {
-		return takeError(st, cerr)
-	}
-	return nil
+	return rlTextCheck(text, what)
 }

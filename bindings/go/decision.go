@@ -1,13 +1,8 @@
 package rl
 
-// #include <stdlib.h>
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
 	"time"
-	"unsafe"
 )
 
 // Never is the RetryAfter of a request that can never be admitted: its cost
@@ -47,42 +42,28 @@ type Source int
 
 const (
 	// SourceStore: the store itself decided.
-	SourceStore Source = C.RL_SOURCE_STORE
+	SourceStore Source = rlSourceStore
 	// SourceFailOpen: the store had an outage and OnFailure is FailOpen:
 	// allowed without counting.
-	SourceFailOpen Source = C.RL_SOURCE_FAIL_OPEN
+	SourceFailOpen Source = rlSourceFailOpen
 	// SourceLocal: the store had an outage and OnFailure is FailLocal: an
 	// in-process limiter decided.
-	SourceLocal Source = C.RL_SOURCE_LOCAL
+	SourceLocal Source = rlSourceLocal
 	// SourceDenyCache: a denial the limiter remembered (Config's
 	// "deny_cache_keys" setting) answered without a store call.
-	SourceDenyCache Source = C.RL_SOURCE_DENY_CACHE
+	SourceDenyCache Source = rlSourceDenyCache
 )
 
 // String is the source's name as librl gives it (rl_source_name: "store",
 // "fail_open", "local", "deny_cache"), which rl's metrics label them with.
 func (s Source) String() string {
-	if name := C.rl_source_name(C.int(s)); name != nil {
-		return C.GoString(name)
+	if name, ok := rlSourceName(int(s)); ok {
+		return name
 	}
 	return fmt.Sprintf("source_%d", int(s))
 }
 
-func decisionOf(d *C.rl_decision) Decision {
-	return Decision{
-		Allowed:    d.allowed != 0,
-		Limit:      int64(d.limit),
-		Remaining:  int64(d.remaining),
-		RetryAfter: durationOf(d.retry_after_us),
-		ResetAfter: durationOf(d.reset_after_us),
-		LimitIndex: int(d.limit_index),
-		Source:     Source(d.source),
-
-		SuppressionFactor: float64(d.suppression_factor),
-	}
-}
-
-func durationOf(us C.int64_t) time.Duration {
+func durationOf(us int64) time.Duration {
 	if us < 0 {
 		return Never
 	}
@@ -105,43 +86,14 @@ type HeaderField struct {
 // that cannot be quoted or a LimitIndex beyond limits is an *Error
 // (StatusInvalidArgument).
 func HeaderFields(name string, limits []Limit, d Decision) ([]HeaderField, error) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	info := make([]C.rl_limit_info, len(limits)+1) // +1: never an empty slice to index
-	for i, l := range limits {
-		info[i] = C.rl_limit_info{limit: C.int64_t(l.Limit), window_us: microseconds(l.Window), burst: C.int64_t(l.Burst)}
-	}
-	decision := C.rl_decision{
-		version:        C.RL_DECISION_VERSION,
-		remaining:      C.int64_t(d.Remaining),
-		retry_after_us: microseconds(d.RetryAfter),
-		reset_after_us: microseconds(d.ResetAfter),
-		limit_index:    C.int32_t(d.LimitIndex),
-		source:         C.int32_t(d.Source),
-	}
-	if d.Allowed {
-		decision.allowed = 1
-	}
-	var values [C.RL_HEADER_COUNT]*C.char
-	var cerr *C.rl_error
-	if status := C.rl_headers_render(cname, &info[0], C.size_t(len(limits)), &decision, &values[0], C.size_t(len(values)), &cerr); status != C.RL_OK {
-		return nil, takeError(status, cerr)
-	}
-	fields := make([]HeaderField, 0, len(values))
-	for i, v := range values {
-		if v != nil {
-			fields = append(fields, HeaderField{C.GoString(C.rl_header_name(C.int(i))), C.GoString(v)})
-			C.rl_string_free(v)
-		}
-	}
-	return fields, nil
+	return rlHeadersRender(name, limits, d)
 }
 
 // microseconds is d in whole microseconds, rounded up (rl's durations are
 // whole microseconds; Never stays -1).
-func microseconds(d time.Duration) C.int64_t {
+func microseconds(d time.Duration) int64 {
 	if d < 0 {
 		return -1
 	}
-	return C.int64_t((d + time.Microsecond - 1) / time.Microsecond)
+	return int64((d + time.Microsecond - 1) / time.Microsecond)
 }

@@ -1,8 +1,5 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 // Error is a failure reported by rl: the C status and the message that names
 // what was wrong. Compare with the sentinels through errors.Is:
 //
@@ -30,15 +27,4 @@ func (e *Error) Is(target error) bool {
 
 func newError(status Status, message string) *Error {
 	return &Error{Status: status, Message: message}
-}
-
-// errorOf copies a C error that rl still owns (a completion's argument).
-func errorOf(status C.int, err *C.rl_error) *Error {
-	return newError(Status(status), C.GoString(C.rl_error_message(err)))
-}
-
-// takeError copies and frees a C error returned to us by a call.
-func takeError(status C.rl_status, err *C.rl_error) *Error {
-	defer C.rl_error_free(err)
-	return errorOf(C.int(status), err)
 }

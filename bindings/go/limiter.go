@@ -1,15 +1,12 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import (
 	"context"
 	"runtime"
+	"runtime/cgo"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 )
 
 // Limiter applies one policy (algorithm, limits, name) over a store. It is
@@ -24,10 +21,10 @@ import (
 // first the call returns ctx.Err() at once; the reply, when it comes, is
 // dropped (an acquire may still have been counted).
 type Limiter struct {
-	mu      sync.RWMutex  // Close takes it to clear c; calls hold it shared
-	c       *C.rl_limiter // nil once closed
-	refs    atomic.Int64  // 1 for c itself, plus each synchronous call using it
-	store   *Store        // kept reachable: dropping it would close it
+	mu      sync.RWMutex   // Close takes it to clear c; calls hold it shared
+	c       *nativeLimiter // nil once closed
+	refs    atomic.Int64   // 1 for c itself, plus each synchronous call using it
+	store   *Store         // kept reachable: dropping it would close it
 	config  Config
 	name    string
 	limits  []Limit
@@ -41,31 +38,6 @@ type Limit struct {
 	Window time.Duration
 	Burst  int64
 }
-
-// limitsOf asks rl for the limits of c (there are 1 to 8).
-func limitsOf(c *C.rl_limiter) []Limit {
-	var info [8]C.rl_limit_info
-	n := int(C.rl_limiter_limits(c, &info[0], C.size_t(len(info))))
-	out := make([]Limit, n)
-	for i := range out {
-		out[i] = Limit{
-			Limit:  int64(info[i].limit),
-			Window: time.Duration(info[i].window_us) * time.Microsecond,
-			Burst:  int64(info[i].burst),
-		}
-	}
-	return out
-}
-
-// The operations of rl_limiter_call_async.
-type op C.int
-
-const (
-	opAcquire op = C.RL_OP_ACQUIRE
-	opPeek    op = C.RL_OP_PEEK
-	opRefund  op = C.RL_OP_REFUND
-	opReset   op = C.RL_OP_RESET
-)
 
 // Acquire asks for cost units of key, recording them when admitted.
 func (l *Limiter) Acquire(ctx context.Context, key string, cost int64) (Decision, error) {
@@ -118,7 +90,7 @@ func (l *Limiter) Close() error {
 
 // hold returns the native limiter, kept alive until release, or nil once
 // closed.
-func (l *Limiter) hold() *C.rl_limiter {
+func (l *Limiter) hold() *nativeLimiter {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.c != nil {
@@ -128,14 +100,14 @@ func (l *Limiter) hold() *C.rl_limiter {
 }
 
 // release lets go of c; the last one to let go frees it.
-func (l *Limiter) release(c *C.rl_limiter) {
+func (l *Limiter) release(c *nativeLimiter) {
 	if l.refs.Add(-1) == 0 {
 		freeLimiter(c)
 	}
 }
 
-func freeLimiter(c *C.rl_limiter) {
-	C.rl_limiter_free(c)
+func freeLimiter(c *nativeLimiter) {
+	rlLimiterFree(c)
 	liveLimiters.Add(-1)
 }
 
@@ -173,9 +145,8 @@ func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decis
 	}
 	gate.enter()
 	p := &pendingCall{done: make(chan callResult, 1), gate: gate}
-	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_call_async(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost),
-			C.int64_t(requestTimeoutUs(ctx)), h, cerr)
+	err := l.start(p, func(c *nativeLimiter, h cgo.Handle) error {
+		return rlLimiterCallAsync(c, o, key, cost, requestTimeoutUs(ctx), h)
 	})
 	if err != nil {
 		gate.leave()
@@ -191,27 +162,24 @@ func (l *Limiter) call(ctx context.Context, o op, key string, cost int64) (Decis
 
 // start makes the handle of pending and runs begin on the native limiter.
 // If begin fails the callback will never run, so the handle is taken here.
-func (l *Limiter) start(pending any, begin func(*C.rl_limiter, C.uintptr_t, **C.rl_error) C.rl_status) error {
+func (l *Limiter) start(pending any, begin func(*nativeLimiter, cgo.Handle) error) error {
 	if l == nil {
 		return newError(StatusInvalidArgument, "limiter: is nil")
 	}
 	h := newHandle(pending)
-	var cerr *C.rl_error
+	var err error
 	l.mu.RLock()
-	st := C.rl_status(C.RL_E_SHUTDOWN)
 	if l.c != nil {
-		st = begin(l.c, C.uintptr_t(h), &cerr)
+		err = begin(l.c, h)
+	} else {
+		err = newError(StatusShutdown, "limiter: closed")
 	}
 	l.mu.RUnlock()
 	runtime.KeepAlive(l)
-	if st == C.RL_OK {
-		return nil
+	if err != nil {
+		takeHandle(h)
 	}
-	takeHandle(h)
-	if cerr == nil {
-		return newError(StatusShutdown, "limiter: closed")
-	}
-	return takeError(st, cerr)
+	return err
 }
 
 // requestTimeoutUs is ctx's deadline as rl_request.timeout_us, so that the
@@ -222,10 +190,4 @@ func requestTimeoutUs(ctx context.Context) int64 {
 		return 0
 	}
 	return max(1, time.Until(deadline).Microseconds())
-}
-
-// cKey passes the bytes of key to C without a copy: rl copies the key
-// before the call returns, and the bytes hold no Go pointers.
-func cKey(key string) *C.char {
-	return (*C.char)(unsafe.Pointer(unsafe.StringData(key)))
 }

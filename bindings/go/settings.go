@@ -1,8 +1,5 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import "strings"
 
 // SettingInfo is one setting of rl's settings table (rl_setting_describe):
@@ -26,27 +23,23 @@ type SettingInfo struct {
 func SettingInfos() []SettingInfo {
 	var out []SettingInfo
 	for i := 0; ; i++ {
-		var info C.rl_setting_info
-		C.rl_setting_info_init(&info, C.RL_SETTING_INFO_VERSION, nil) // RL_SETTING_INFO_INIT
-		var cerr *C.rl_error
-		if C.rl_setting_describe(C.size_t(i), &info, &cerr) != C.RL_OK {
-			C.rl_error_free(cerr) // past the last setting
+		d, ok := rlSettingDescribe(i)
+		if !ok {
 			return out
 		}
 		s := SettingInfo{
-			Name:        C.GoString(info.name),
-			Scope:       C.GoString(info.scope),
-			Kind:        C.GoString(info.kind),
-			Description: C.GoString(info.description),
-			RangeMin:    int64(info.range_min),
-			RangeMax:    int64(info.range_max),
-			Secret:      info.secret != 0,
+			Name:        d.name,
+			Scope:       d.scope,
+			Kind:        d.kind,
+			Default:     d.defaultValue,
+			HasDefault:  d.hasDefault,
+			Description: d.description,
+			RangeMin:    d.rangeMin,
+			RangeMax:    d.rangeMax,
+			Secret:      d.secret,
 		}
-		if info.choices != nil {
-			s.Choices = strings.Split(C.GoString(info.choices), ",")
-		}
-		if info.default_value != nil {
-			s.Default, s.HasDefault = C.GoString(info.default_value), true
+		if d.hasChoices {
+			s.Choices = strings.Split(d.choices, ",")
 		}
 		out = append(out, s)
 	}

@@ -1,5 +1,5 @@
 /* C helpers of the Go binding: they build rl_request values on the C side
- * and route completions to the exported Go functions (complete.go), with
+ * and route completions to the exported Go functions (native.go), with
  * the cgo.Handle of the waiting Go call carried as user data. */
 #ifndef RL_GO_SHIM_H
 #define RL_GO_SHIM_H

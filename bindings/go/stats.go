@@ -1,8 +1,5 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
 	"time"
@@ -13,19 +10,19 @@ type BreakerState int
 
 const (
 	// BreakerClosed: calls go to the store.
-	BreakerClosed BreakerState = C.RL_BREAKER_CLOSED
+	BreakerClosed BreakerState = rlBreakerClosed
 	// BreakerOpen: calls take the limiter's OnFailure at once.
-	BreakerOpen BreakerState = C.RL_BREAKER_OPEN
+	BreakerOpen BreakerState = rlBreakerOpen
 	// BreakerHalfOpen: one probe is in flight.
-	BreakerHalfOpen BreakerState = C.RL_BREAKER_HALF_OPEN
+	BreakerHalfOpen BreakerState = rlBreakerHalfOpen
 )
 
 // String is the state's name as librl gives it (rl_breaker_state_name:
 // "closed", "open", "half_open"), or "state_N" for a value this librl
 // does not know.
 func (b BreakerState) String() string {
-	if name := C.rl_breaker_state_name(C.int(b)); name != nil {
-		return C.GoString(name)
+	if name, ok := rlBreakerStateName(int(b)); ok {
+		return name
 	}
 	return fmt.Sprintf("state_%d", int(b))
 }
@@ -58,34 +55,30 @@ func (s Stats) Healthy() bool { return s.Breaker == BreakerClosed }
 
 // Stats reads the store's statistics. After Close it fails with ErrShutdown.
 func (s *Store) Stats() (Stats, error) {
-	var c C.rl_store_stats
-	C.rl_store_stats_init(&c, C.RL_STORE_STATS_VERSION, nil) // RL_STORE_STATS_INIT
-	err := s.with(func(store *C.rl_store) error {
-		var cerr *C.rl_error
-		if st := C.rl_store_get_stats(store, &c, &cerr); st != C.RL_OK {
-			return takeError(st, cerr)
-		}
-		return nil
+	var c storeStats
+	err := s.with(func(store *nativeStore) (err error) {
+		c, err = rlStoreGetStats(store)
+		return err
 	})
 	if err != nil {
 		return Stats{}, err
 	}
 	out := Stats{
-		Breaker:       BreakerState(c.breaker_state),
-		BreakerOpened: uint64(c.breaker_opened),
-		Decisions:     make(map[Source]Verdicts, C.RL_SOURCE_COUNT),
-		Failures:      make(map[Status]uint64, C.RL_STATUS_COUNT),
-		RoundTrips:    uint64(c.round_trips),
-		RoundTripP50:  time.Duration(c.round_trip_p50_us) * time.Microsecond,
-		RoundTripP95:  time.Duration(c.round_trip_p95_us) * time.Microsecond,
-		RoundTripP99:  time.Duration(c.round_trip_p99_us) * time.Microsecond,
-		RoundTripMax:  time.Duration(c.round_trip_max_us) * time.Microsecond,
+		Breaker:       BreakerState(c.breakerState),
+		BreakerOpened: c.breakerOpened,
+		Decisions:     make(map[Source]Verdicts, rlSourceCount),
+		Failures:      make(map[Status]uint64, rlStatusCount),
+		RoundTrips:    c.roundTrips,
+		RoundTripP50:  time.Duration(c.p50Us) * time.Microsecond,
+		RoundTripP95:  time.Duration(c.p95Us) * time.Microsecond,
+		RoundTripP99:  time.Duration(c.p99Us) * time.Microsecond,
+		RoundTripMax:  time.Duration(c.maxUs) * time.Microsecond,
 	}
-	for i := 0; i < C.RL_SOURCE_COUNT && i < len(c.allowed); i++ {
-		out.Decisions[Source(i)] = Verdicts{Allowed: uint64(c.allowed[i]), Denied: uint64(c.denied[i])}
+	for i := 0; i < rlSourceCount && i < len(c.allowed); i++ {
+		out.Decisions[Source(i)] = Verdicts{Allowed: c.allowed[i], Denied: c.denied[i]}
 	}
-	for i := 1; i < C.RL_STATUS_COUNT && i < len(c.failures); i++ {
-		out.Failures[Status(i)] = uint64(c.failures[i])
+	for i := 1; i < rlStatusCount && i < len(c.failures); i++ {
+		out.Failures[Status(i)] = c.failures[i]
 	}
 	return out, nil
 }
@@ -102,11 +95,8 @@ func (s *Store) Healthy() bool {
 // rlhttp.MetricsHandler serves it.
 func (s *Store) Metrics() string {
 	var text string
-	s.with(func(store *C.rl_store) error {
-		if buf := C.rl_store_metrics(store); buf != nil {
-			text = C.GoString(buf)
-			C.rl_string_free(buf)
-		}
+	s.with(func(store *nativeStore) error {
+		text = rlStoreMetrics(store)
 		return nil
 	})
 	return text

@@ -1,8 +1,5 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import "fmt"
 
 // Status is an rl_status of the C ABI. Its constants (StatusOK,
@@ -12,9 +9,9 @@ type Status int
 // statusNames holds rl_status_name of the linked library for every status
 // it knows, read once: a newer library's new statuses get their names too.
 var statusNames = func() []string {
-	names := make([]string, C.RL_STATUS_COUNT)
+	names := make([]string, rlStatusCount)
 	for i := range names {
-		names[i] = C.GoString(C.rl_status_name(C.int(i)))
+		names[i] = rlStatusName(i)
 	}
 	return names
 }()
@@ -30,8 +27,8 @@ func (s Status) String() string {
 // Description is what the status means, in one line ("the store (Redis)
 // could not be reached"), from librl's table (rl_status_description).
 func (s Status) Description() string {
-	if d := C.rl_status_description(C.int(s)); d != nil {
-		return C.GoString(d)
+	if d, ok := rlStatusDescription(int(s)); ok {
+		return d
 	}
 	return fmt.Sprintf("status %d, which this librl does not know", int(s))
 }
@@ -40,5 +37,5 @@ func (s Status) Description() string {
 // (StatusTimeout, StatusBackendUnavailable): the failures Config.OnFailure
 // and the circuit breaker act on, and rlhttp answers 503 (rl_status_is_outage).
 func (s Status) IsOutage() bool {
-	return C.rl_status_is_outage(C.int(s)) != 0
+	return rlStatusIsOutage(int(s))
 }

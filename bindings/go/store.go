@@ -1,15 +1,10 @@
 package rl
 
-// #include <stdlib.h>
-// #include "shim.h"
-import "C"
-
 import (
 	"context"
 	"runtime"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 // Store is where rate-limit state lives: "memory://" in this process, or
@@ -18,7 +13,7 @@ import (
 // without Close is closed by the garbage collector as a backstop.
 type Store struct {
 	mu      sync.RWMutex // Close takes it to free c; calls hold it shared
-	c       *C.rl_store  // nil once closed
+	c       *nativeStore // nil once closed
 	info    StoreInfo
 	cleanup runtime.Cleanup
 	gate    syncGate // which call may block its thread (sync.go)
@@ -58,12 +53,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 func open(url string) (*Store, error) {
-	curl := C.CString(url)
-	defer C.free(unsafe.Pointer(curl))
-	var c *C.rl_store
-	var cerr *C.rl_error
-	if st := C.rl_store_open(curl, nil, &c, &cerr); st != C.RL_OK {
-		return nil, takeError(st, cerr)
+	c, err := rlStoreOpen(url)
+	if err != nil {
+		return nil, err
 	}
 	liveStores.Add(1)
 	s := &Store{c: c, info: describe(c)}
@@ -88,15 +80,13 @@ func (s *Store) Info() StoreInfo { return s.info }
 // printed with %v or %s never shows a credential.
 func (s *Store) String() string { return "rl.Store(" + s.info.URL + ")" }
 
-func describe(c *C.rl_store) StoreInfo {
-	var info C.rl_store_info
-	C.rl_store_info_init(&info, C.RL_STORE_INFO_VERSION, nil) // RL_STORE_INFO_INIT
-	C.rl_store_describe(c, &info, nil)                        // an open store and a set version: cannot fail
+func describe(c *nativeStore) StoreInfo {
+	d, _ := rlStoreDescribe(c) // an open store and a set version: cannot fail
 	return StoreInfo{
-		Scheme:      C.GoString(info.scheme),
-		URL:         C.GoString(C.rl_store_display_url(c)),
-		InProcess:   info.in_process != 0,
-		ManualClock: info.manual_clock != 0,
+		Scheme:      d.scheme,
+		URL:         rlStoreDisplayURL(c),
+		InProcess:   d.inProcess,
+		ManualClock: d.manual,
 	}
 }
 
@@ -119,28 +109,21 @@ type DecidesWith struct {
 // 2): the nodes seen change as calls reach them. ErrShutdown after Close.
 func (s *Store) DecidesWith() (DecidesWith, error) {
 	var d DecidesWith
-	err := s.with(func(store *C.rl_store) error {
-		var info C.rl_store_info
-		C.rl_store_info_init(&info, C.RL_STORE_INFO_VERSION, nil)
-		var cerr *C.rl_error
-		if st := C.rl_store_describe(store, &info, &cerr); st != C.RL_OK {
-			return takeError(st, cerr)
+	err := s.with(func(store *nativeStore) error {
+		info, err := rlStoreDescribe(store)
+		d = DecidesWith{
+			ScriptMode:  info.scriptMode,
+			LuaMode:     info.luaMode,
+			ModuleNodes: info.moduleNodes,
+			LuaNodes:    info.luaNodes,
 		}
-		if info.script_mode != nil {
-			d = DecidesWith{
-				ScriptMode:  C.GoString(info.script_mode),
-				LuaMode:     C.GoString(info.lua_mode),
-				ModuleNodes: int(info.module_nodes),
-				LuaNodes:    int(info.lua_nodes),
-			}
-		}
-		return nil
+		return err
 	})
 	return d, err
 }
 
-func freeStore(c *C.rl_store) {
-	C.rl_store_free(c)
+func freeStore(c *nativeStore) {
+	rlStoreFree(c)
 	liveStores.Add(-1)
 }
 
@@ -168,20 +151,17 @@ func (s *Store) Limiter(cfg Config) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer C.rl_config_free(ccfg)
-	var c *C.rl_limiter
-	var cerr *C.rl_error
-	err = s.with(func(store *C.rl_store) error {
-		if st := C.rl_limiter_new(store, ccfg, &c, &cerr); st != C.RL_OK {
-			return takeError(st, cerr)
-		}
-		return nil
+	defer rlConfigFree(ccfg)
+	var c *nativeLimiter
+	err = s.with(func(store *nativeStore) error {
+		c, err = rlLimiterNew(store, ccfg)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	liveLimiters.Add(1)
-	l := &Limiter{c: c, store: s, config: cfg, name: C.GoString(C.rl_limiter_name(c)), limits: limitsOf(c)}
+	l := &Limiter{c: c, store: s, config: cfg, name: rlLimiterName(c), limits: rlLimiterLimits(c)}
 	l.refs.Store(1)
 	l.cleanup = runtime.AddCleanup(l, freeLimiter, c)
 	return l, nil
@@ -190,13 +170,7 @@ func (s *Store) Limiter(cfg Config) (*Limiter, error) {
 // SetClock sets the time of a store opened with clock=manual to us
 // microseconds. Time never goes backwards.
 func (s *Store) SetClock(us int64) error {
-	return s.with(func(store *C.rl_store) error {
-		var cerr *C.rl_error
-		if st := C.rl_store_clock_set(store, C.int64_t(us), &cerr); st != C.RL_OK {
-			return takeError(st, cerr)
-		}
-		return nil
-	})
+	return s.with(func(store *nativeStore) error { return rlStoreClockSet(store, us) })
 }
 
 // AdvanceClock moves the time of a store opened with clock=manual forward
@@ -207,17 +181,11 @@ func (s *Store) AdvanceClock(d time.Duration) error {
 	if d%time.Microsecond < 0 {
 		us-- // round down, so that no negative d becomes 0
 	}
-	return s.with(func(store *C.rl_store) error {
-		var cerr *C.rl_error
-		if st := C.rl_store_clock_advance(store, C.int64_t(us), &cerr); st != C.RL_OK {
-			return takeError(st, cerr)
-		}
-		return nil
-	})
+	return s.with(func(store *nativeStore) error { return rlStoreClockAdvance(store, int64(us)) })
 }
 
 // with runs f on the native store while holding it open.
-func (s *Store) with(f func(*C.rl_store) error) error {
+func (s *Store) with(f func(*nativeStore) error) error {
 	if s == nil {
 		return newError(StatusInvalidArgument, "store: is nil")
 	}

@@ -1,8 +1,5 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import (
 	"context"
 	"runtime"
@@ -67,24 +64,14 @@ func (l *Limiter) callAlone(ctx context.Context, o op, key string, cost int64) (
 
 // callSync makes rl's synchronous call on the native limiter, held (not
 // locked) meanwhile, so that Limiter.Close need not wait for it.
-// (rlgo_call_sync may not be "#cgo noescape" nor "nocallback": rl can run
-// other calls' completions, Go code, on its thread, e.g. when the store
-// closes under it, and Go code may move this goroutine's stack.)
 func (l *Limiter) callSync(o op, key string, cost int64, timeoutUs int64) (Decision, error) {
 	c := l.hold()
 	if c == nil {
 		return Decision{}, newError(StatusShutdown, "limiter: closed")
 	}
-	d := C.rl_decision{version: C.RL_DECISION_VERSION}
-	var cerr *C.rl_error
-	st := C.rlgo_call_sync(c, C.int(o), cKey(key), C.size_t(len(key)), C.int64_t(cost),
-		C.int64_t(timeoutUs), &d, &cerr)
+	d, err := rlLimiterCall(c, o, key, cost, timeoutUs)
 	l.release(c)
 	runtime.KeepAlive(l)
-	runtime.KeepAlive(key)
 	syncCalls.Add(1)
-	if st != C.RL_OK {
-		return Decision{}, takeError(st, cerr)
-	}
-	return decisionOf(&d), nil
+	return d, err
 }

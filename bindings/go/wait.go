@@ -1,11 +1,9 @@
 package rl
 
-// #include "shim.h"
-import "C"
-
 import (
 	"context"
 	"errors"
+	"runtime/cgo"
 	"time"
 )
 
@@ -26,20 +24,20 @@ func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Deci
 	if err := checkContext(ctx); err != nil {
 		return Decision{}, err
 	}
-	waitUs := int64(C.RL_MAX_WAIT_US) // no deadline: the longest wait rl has
+	waitUs := int64(rlMaxWaitUs) // no deadline: the longest wait rl has
 	if deadline, ok := ctx.Deadline(); ok {
 		waitUs = max(0, time.Until(deadline).Microseconds())
 	}
 	p := &pendingCall{done: make(chan callResult, 1)}
-	var wait *C.rl_wait
-	err := l.start(p, func(c *C.rl_limiter, h C.uintptr_t, cerr **C.rl_error) C.rl_status {
-		return C.rlgo_acquire_wait_start(c, cKey(key), C.size_t(len(key)), C.int64_t(cost),
-			C.int64_t(waitUs), C.int64_t(requestTimeoutUs(ctx)), h, &wait, cerr)
+	var wait *nativeWait
+	err := l.start(p, func(c *nativeLimiter, h cgo.Handle) (err error) {
+		wait, err = rlLimiterAcquireWaitStart(c, key, cost, waitUs, requestTimeoutUs(ctx), h)
+		return err
 	})
 	if err != nil {
 		return Decision{}, err
 	}
-	defer C.rl_wait_free(wait) // the wait itself ends on its own
+	defer rlWaitFree(wait) // the wait itself ends on its own
 	select {
 	case r := <-p.done:
 		return r.decision, r.err
@@ -56,6 +54,6 @@ func (l *Limiter) AcquireWait(ctx context.Context, key string, cost int64) (Deci
 	}
 	// rl ends the wait and refunds an admission nobody took, once; its
 	// answer lands in p.done's buffer, unread.
-	C.rl_wait_cancel(wait)
+	rlWaitCancel(wait)
 	return Decision{}, ctx.Err()
 }
