@@ -24,6 +24,15 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * The conformance runner of the Java binding (format: conformance/README.md). It drives each case
  * through the public API (Store, RateLimiter), so what it checks is what users get. Every YAML
  * scalar stays the text it was written as (a resolver that resolves nothing), as the format asks.
+ * ConformanceTest runs it under JUnit; on its own (scripts/test-arm64 runs it so under an arm64
+ * JVM, with the jar on the class path):
+ *
+ * <pre>
+ * java -Drl.root=CHECKOUT -cp rl.jar:test-classes:snakeyaml.jar dev.rl.ConformanceRunner
+ *     [--url URL] [--async] [FILE.yaml ...]
+ * </pre>
+ *
+ * prints one line per case and ends with "N passed, N failed".
  */
 final class ConformanceRunner {
   private static final AtomicLong CASES = new AtomicLong();
@@ -41,6 +50,68 @@ final class ConformanceRunner {
   record Case(String file, String name, Map<String, Object> body) {}
 
   private ConformanceRunner() {}
+
+  /** The command line above; exits 1 when a case failed, 2 on a bad argument. */
+  public static void main(String[] args) throws IOException {
+    String url = "memory://";
+    Mode mode = Mode.SYNC;
+    List<Path> files = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--url" -> {
+          if (i + 1 == args.length) usage("--url needs a URL");
+          url = args[++i];
+        }
+        case "--async" -> mode = Mode.ASYNC;
+        default -> {
+          if (args[i].startsWith("-")) usage("unknown option '" + args[i] + "'");
+          files.add(Path.of(args[i]));
+        }
+      }
+    }
+    if (files.isEmpty()) {
+      try (var listing = Files.list(directory())) {
+        files = listing.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+      }
+    }
+    int passed = 0;
+    int failed = 0;
+    for (Path file : files) {
+      List<Case> cases;
+      try {
+        cases = load(file);
+      } catch (IOException | BadCase | org.yaml.snakeyaml.error.YAMLException e) {
+        failed++;
+        System.out.println("FAIL " + file.getFileName() + ": (file): " + e.getMessage());
+        continue;
+      }
+      for (Case c : cases) {
+        String diff;
+        try {
+          diff = run(c, caseUrl(url), mode);
+        } catch (BadCase e) {
+          diff = "bad case: " + e.getMessage();
+        }
+        if (diff.isEmpty()) {
+          passed++;
+          System.out.println("ok   " + c.file() + ": " + c.name());
+        } else {
+          failed++;
+          System.out.println("FAIL " + c.file() + ": " + c.name() + ": " + diff);
+        }
+      }
+    }
+    System.out.println(passed + " passed, " + failed + " failed");
+    System.exit(failed == 0 ? 0 : 1);
+  }
+
+  private static void usage(String problem) {
+    System.err.println(
+        "ConformanceRunner: "
+            + problem
+            + " (usage: ConformanceRunner [--url URL] [--async] [FILE.yaml ...])");
+    System.exit(2);
+  }
 
   static Path directory() {
     return Path.of(System.getProperty("rl.root", "../.."), "conformance");
