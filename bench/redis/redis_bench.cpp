@@ -727,7 +727,9 @@ void module_figures(int n) {
   }
   std::vector<std::string> module_batch{"RL.BATCH"};
   // FCALL rl_<version>_gcra_acquire 1 key [now cost] limits: the library's
-  // batch takes N keys, then per call gcra_acquire now cost limits.
+  // batch takes N keys, then the calls as groups: usual calls (Redis TIME,
+  // cost 1) of one limiter as one group gcra_acquire limits N, any other
+  // call as gcra_acquire_full now cost limits (docs/key-schema.md).
   const std::vector<std::string> fcall = capture("functions");
   const std::string suffix = "_gcra_acquire";
   if (fcall.size() < 5 || fcall[0] != "FCALL" || fcall[1].size() <= suffix.size() ||
@@ -740,14 +742,13 @@ void module_figures(int n) {
                                      std::to_string(kBatch)};
   std::vector<std::string> lua_args;
   const bool short_form = fcall.size() == 5;  // limits alone: Redis TIME, cost 1
+  if (short_form) lua_args = {"gcra_acquire", fcall[4], std::to_string(kBatch)};
   for (int i = 0; i < kBatch; ++i) {
     module_batch.insert(module_batch.end(),
                         {acquire[1], "gcra_acquire", acquire[3], acquire[4], acquire[5]});
     lua_batch.push_back(fcall[3]);
-    if (short_form) {
-      lua_args.insert(lua_args.end(), {"gcra_acquire", "", "1", fcall[4]});
-    } else {
-      lua_args.insert(lua_args.end(), {"gcra_acquire", fcall[4], fcall[5], fcall[6]});
+    if (!short_form) {
+      lua_args.insert(lua_args.end(), {"gcra_acquire_full", fcall[4], fcall[5], fcall[6]});
     }
   }
   lua_batch.insert(lua_batch.end(), lua_args.begin(), lua_args.end());
