@@ -13,6 +13,7 @@ namespace rlnode {
 namespace {
 
 constexpr napi_type_tag kLimiterTag = {0x3f1e9a7b5c2d4e60ULL, 0xa4b8c6d2e0f13579ULL};
+constexpr napi_type_tag kWaitTag = {0x5d08b2e94c7a1f36ULL, 0xc1e7a3940b6d28f5ULL};
 
 rl_op OpArg(Napi::Value value) {
   const int64_t op = Int64Arg(value, "op");
@@ -71,8 +72,6 @@ class BatchArg {
   std::vector<std::string> keys_;
   std::vector<rl_request> requests_;
 };
-
-using SyncCall = rl_status (*)(rl_limiter*, const rl_request*, rl_decision*, rl_error**);
 
 }  // namespace
 
@@ -134,43 +133,35 @@ Napi::Value Limiter::Limits(const Napi::CallbackInfo& info) {
   return out;
 }
 
-namespace {
-
-// limiterAcquire, limiterPeek and limiterRefund: the hot path of a
-// decision on memory://, so no N-API call it can do without (timeoutUs is
-// read only when given, and the decision goes to memory JS already holds).
-template <SyncCall call>
-Napi::Value Sync(const Napi::CallbackInfo& info, rl_limiter* handle) {
+// The hot path of a decision on memory://, so no N-API call it can do
+// without: timeoutUs is read only when given, and the decision goes to
+// memory JS already holds.
+template <Limiter::SyncCall call>
+Napi::Value Limiter::Sync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  Limiter* limiter = Unwrap(info[0]);
   KeyArg key(info[1], "key");
   const int64_t cost = Int64Arg(info[2], "cost");
   const int64_t timeout_us = info.Length() > 3 ? Int64Arg(info[3], "timeoutUs") : 0;
+  limiter->ThrowIfClosed(env);
   const rl_request request = Request(key, cost, timeout_us);
   rl_decision decision = RL_DECISION_INIT;
   rl_error* err = nullptr;
-  ThrowIfFailed(env, call(handle, &request, &decision, &err), err);
+  ThrowIfFailed(env, call(limiter->handle_, &request, &decision, &err), err);
   PutDecision(DataOf(env).decision_data, decision);
   return env.Undefined();
 }
 
-}  // namespace
-
 Napi::Value Limiter::Acquire(const Napi::CallbackInfo& info) {
-  Limiter* limiter = Unwrap(info[0]);
-  limiter->ThrowIfClosed(info.Env());
-  return Sync<rl_limiter_acquire>(info, limiter->handle_);
+  return Sync<rl_limiter_acquire>(info);
 }
 
 Napi::Value Limiter::Peek(const Napi::CallbackInfo& info) {
-  Limiter* limiter = Unwrap(info[0]);
-  limiter->ThrowIfClosed(info.Env());
-  return Sync<rl_limiter_peek>(info, limiter->handle_);
+  return Sync<rl_limiter_peek>(info);
 }
 
 Napi::Value Limiter::Refund(const Napi::CallbackInfo& info) {
-  Limiter* limiter = Unwrap(info[0]);
-  limiter->ThrowIfClosed(info.Env());
-  return Sync<rl_limiter_refund>(info, limiter->handle_);
+  return Sync<rl_limiter_refund>(info);
 }
 
 Napi::Value Limiter::Reset(const Napi::CallbackInfo& info) {
@@ -259,15 +250,17 @@ Napi::Value Limiter::AcquireWaitStart(const Napi::CallbackInfo& info) {
   Store* store = limiter->store_;
   store->Hold();
   auto* ref = new WaitRef{wait, store, store->Register(call)};
-  return Napi::External<WaitRef>::New(env, ref, [](Napi::Env, WaitRef* r) {
+  auto handle = Napi::External<WaitRef>::New(env, ref, [](Napi::Env, WaitRef* r) {
     rl_wait_free(r->wait);
     r->store->Drop();
     delete r;
   });
+  handle.TypeTag(&kWaitTag);
+  return handle;
 }
 
 Napi::Value Limiter::WaitCancel(const Napi::CallbackInfo& info) {
-  if (!info[0].IsExternal()) {
+  if (!info[0].IsExternal() || !info[0].As<Napi::External<WaitRef>>().CheckTypeTag(&kWaitTag)) {
     ThrowTypeError(info.Env(), "wait: must be a wait of limiterAcquireWaitStart");
   }
   const WaitRef* ref = info[0].As<Napi::External<WaitRef>>().Data();

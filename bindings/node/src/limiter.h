@@ -58,6 +58,11 @@ class Limiter {
   Limiter(Store* store, rl_limiter* handle);
   ~Limiter();
 
+  using SyncCall = rl_status (*)(rl_limiter*, const rl_request*, rl_decision*, rl_error**);
+  // limiterAcquire, limiterPeek and limiterRefund, by their rl_* function.
+  template <SyncCall call>
+  static Napi::Value Sync(const Napi::CallbackInfo& info);
+
   static Limiter* Unwrap(Napi::Value handle);
   // RL_E_SHUTDOWN once the store is closed: nothing reaches librl then
   // (its thread-safe function is released: no completion could reach JS).
