@@ -113,16 +113,18 @@ bool PendingCall::Run(napi_env env) {
       napi_get_undefined(env, &undefined) != napi_ok) {
     return false;
   }
-  const napi_status called = napi_call_function(env, undefined, fn, argc, args, nullptr);
-  if (called == napi_pending_exception) {
-    // The callback's own failure: report it as uncaught, and go on with
-    // the other completions.
-    napi_value error = nullptr;
-    if (napi_get_and_clear_last_exception(env, &error) != napi_ok) return false;
-    napi_fatal_exception(env, error);
-    return true;
+  if (napi_call_function(env, undefined, fn, argc, args, nullptr) == napi_ok) return true;
+  // Either JS cannot run any more (a worker being terminated: nothing is
+  // pending), or the callback threw: its failure is reported as uncaught,
+  // and the other completions go on.
+  bool threw = false;
+  napi_value error = nullptr;
+  if (napi_is_exception_pending(env, &threw) != napi_ok || !threw ||
+      napi_get_and_clear_last_exception(env, &error) != napi_ok) {
+    return false;
   }
-  return called == napi_ok;
+  napi_fatal_exception(env, error);
+  return true;
 }
 
 void OnDecision(void* user_data, rl_status status, const rl_decision* decision,
