@@ -3,7 +3,7 @@
 // thread, and the rules that keep both safe:
 // - the thread-safe function is unref'd at once, and ref'd only while calls
 //   are in flight, so an idle store never holds the process open;
-// - it is released by close(), or by an environment cleanup hook when the
+// - it is released by storeClose(), or by an environment cleanup hook when the
 //   environment (process or worker_thread) ends first, never afterwards;
 // - the Store object lives until its JS handle, its thread-safe function and
 //   every limiter made from it are gone (holders_, JS thread only).
