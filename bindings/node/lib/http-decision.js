@@ -12,7 +12,7 @@ const { RlError } = require('./errors');
 const { status } = require('./status');
 const { rateLimitHeaders } = require('./rate-limit-headers');
 
-const isOutage = (err) => err instanceof RlError && native.isOutage(status[err.code] ?? -1);
+const isOutage = (err) => err instanceof RlError && native.statusIsOutage(status[err.code] ?? -1);
 
 // The options both take, checked at setup so that a bad one fails at
 // startup, naming it: { limiter, key(req), cost(req) }.

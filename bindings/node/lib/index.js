@@ -9,7 +9,11 @@ const { middleware } = require('./middleware');
 const RedisTokenBucket = require('./redis-token-bucket');
 
 /** Every setting librl knows: [{ name, description }]. */
-const settings = Object.freeze(native.settings().map(([name, description]) => Object.freeze({ name, description })));
+const settings = [];
+for (let i = 0, pair; (pair = native.configDescribe(i)) !== null; i++) {
+  settings.push(Object.freeze({ name: pair[0], description: pair[1] }));
+}
+Object.freeze(settings);
 
 module.exports = {
   open,
@@ -17,7 +21,7 @@ module.exports = {
   RlError,
   status,
   settings,
-  version: native.version,
+  version: native.version(),
   maxKeyLength: native.maxKeyLength,
   Store,
   Limiter,

@@ -4,11 +4,20 @@
 // rl's I/O thread and the JS thread never waits for the network.
 const native = require('./native');
 const { RlError } = require('./errors');
-const { readLastDecision } = require('./decision');
+const { decisionOf, readLastDecision, decisionsOf, settledOf } = require('./decision');
 
 // The per-decision functions, read once from the addon's exports (dozens of
 // properties): loading one per call showed as a LoadIC in tryAcquire's profile.
-const { ops, call: nativeCall, tryAcquire: nativeTryAcquire } = native;
+const { ops, limiterAcquire, limiterPeek, limiterRefund, limiterCallAsync } = native;
+
+// The synchronous rl_* function of each op, for an inline store.
+const syncCallOf = { [ops.acquire]: limiterAcquire, [ops.peek]: limiterPeek, [ops.refund]: limiterRefund };
+
+const unsupported = () =>
+  new RlError(
+    'RL_E_UNSUPPORTED',
+    'tryAcquire: only an inline memory:// store decides without waiting; on this store it would block the event loop for a round trip: use acquire()',
+  );
 
 // A duration option in ms as librl's microseconds (undefined stays so).
 // Infinity is `infinite`; librl checks nothing else it could name as timeoutMs.
@@ -28,17 +37,21 @@ const requestTimeoutUs = (options) => {
 class Limiter {
   #handle;
   #store;
+  // Its store answers on the JS thread (an inline memory:// store): every
+  // call is librl's sync one; else its async one, completed on rl's thread.
+  #inline;
 
   /** @internal Use store.limiter(options). */
-  constructor(store, handle, settings) {
+  constructor(store, handle, settings, inline) {
     this.#store = store;
     this.#handle = handle;
+    this.#inline = inline;
     /** The settings it was made with, as librl strings ({ algorithm: 'gcra', limit: '100/1m', ... }). */
     this.settings = settings;
     /** Its limits as librl parsed them: [{ limit, windowUs, burst }, ...]. */
-    this.limits = Object.freeze(native.limits(handle).map(Object.freeze));
+    this.limits = Object.freeze(native.limiterLimits(handle).map(Object.freeze));
     /** Its name as librl holds it ('default' when the name setting was not given). */
-    this.name = native.name(handle);
+    this.name = native.limiterName(handle);
     Object.freeze(this);
   }
 
@@ -46,11 +59,20 @@ class Limiter {
     return this.#store;
   }
 
-  // A local store answers at once (undefined: the decision is in
-  // lastDecision); any other returns a promise of the decision.
-  async #call(op, key, cost, options) {
-    const pending = nativeCall(this.#handle, op, key, cost, requestTimeoutUs(options));
-    return pending === undefined ? readLastDecision() : pending;
+  // One op on one key: answered at once on an inline store, else a
+  // promise that rl's completion settles (a sync throw rejects it).
+  #call(op, key, cost, options) {
+    if (this.#inline) return this.#callInline(op, key, cost, options);
+    return new Promise((resolve, reject) => {
+      limiterCallAsync(this.#handle, op, key, cost, requestTimeoutUs(options) ?? 0, (err, a, l, r, ra, re, s, li, sf) =>
+        err === null ? resolve(decisionOf(a, l, r, ra, re, s, li, sf)) : reject(err),
+      );
+    });
+  }
+
+  async #callInline(op, key, cost, options) {
+    syncCallOf[op](this.#handle, key, cost, requestTimeoutUs(options) ?? 0);
+    return readLastDecision();
   }
 
   /**
@@ -69,7 +91,8 @@ class Limiter {
    * synchronous round trip would block the event loop.
    */
   tryAcquire(key, cost = 1) {
-    nativeTryAcquire(this.#handle, key, cost);
+    if (!this.#inline) throw this.#store.closed ? new RlError('RL_E_SHUTDOWN', 'store: closed') : unsupported();
+    limiterAcquire(this.#handle, key, cost);
     return readLastDecision();
   }
 
@@ -85,7 +108,11 @@ class Limiter {
 
   /** Forgets the key: it is back to full capacity. */
   async reset(key, options = {}) {
-    await nativeCall(this.#handle, ops.reset, key, 0, requestTimeoutUs(options));
+    const timeoutUs = requestTimeoutUs(options) ?? 0;
+    if (this.#inline) return native.limiterReset(this.#handle, key);
+    await new Promise((resolve, reject) => {
+      limiterCallAsync(this.#handle, ops.reset, key, 0, timeoutUs, (err) => (err === null ? resolve() : reject(err)));
+    });
   }
 
   /**
@@ -94,7 +121,10 @@ class Limiter {
    * acquireBatchSettled for a result per request.
    */
   async acquireBatch(requests) {
-    return native.batch(this.#handle, requests);
+    if (this.#inline) return decisionsOf(native.limiterAcquireBatch(this.#handle, requests));
+    return new Promise((resolve, reject) => {
+      native.limiterAcquireBatchAsync(this.#handle, requests, (err, fields) => (err === null ? resolve(decisionsOf(fields)) : reject(err)));
+    });
   }
 
   /**
@@ -108,7 +138,10 @@ class Limiter {
    * answer.
    */
   async acquireBatchSettled(requests) {
-    return native.batchEach(this.#handle, requests);
+    if (this.#inline) return settledOf(...native.limiterAcquireBatchEach(this.#handle, requests));
+    return new Promise((resolve) => {
+      native.limiterAcquireBatchEachAsync(this.#handle, requests, (fields, statuses, errors) => resolve(settledOf(fields, statuses, errors)));
+    });
   }
 
   /**
@@ -127,24 +160,20 @@ class Limiter {
       throw new TypeError('signal: must be an AbortSignal');
     }
     signal?.throwIfAborted();
-    const [pending, wait] = native.acquireWait(this.#handle, key, cost, waitUs);
-    if (signal === undefined) return pending;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        native.abandonWait(this.#handle, wait); // librl ends it and refunds an admission
+      let onAbort;
+      const wait = native.limiterAcquireWaitStart(this.#handle, key, cost, 0, waitUs, (err, a, l, r, ra, re, s, li, sf) => {
+        if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+        // Either is a no-op once aborted: librl refunded an admission.
+        if (err === null) resolve(decisionOf(a, l, r, ra, re, s, li, sf));
+        else reject(err);
+      });
+      if (signal === undefined) return;
+      onAbort = () => {
+        native.waitCancel(wait); // librl ends it and refunds an admission
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (decision) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(decision); // a no-op once aborted: librl refunded an admission
-        },
-        (err) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err); // a no-op once aborted
-        },
-      );
     });
   }
 }

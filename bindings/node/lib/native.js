@@ -1,13 +1,16 @@
 'use strict';
-// The native addon, initialised for this environment: each worker_thread
-// that loads it gets its own addon data. A build of its own
+// The native layer: rl.h one to one (src/addon.cc lists its exports, each
+// named after its rl_* function: limiterAcquire is rl_limiter_acquire),
+// initialised for this environment: each worker_thread that loads it gets
+// its own addon data. Every other file of lib/ calls rl through it alone,
+// and makes every choice the addon does not: sync or async, promises, the
+// error class (errorOf below). A build of its own
 // (build/Release/rl_native.node: node-gyp, from source) comes first, else the
 // package's prebuilt one for this platform (prebuilds/<platform>-<arch>/,
 // rl's scripts/build-npm: librl linked in, nothing to install).
 const fs = require('fs');
 const path = require('path');
 const { RlError } = require('./errors');
-const { decisionOf, lastDecision } = require('./decision');
 
 function addonPath() {
   const built = path.join(__dirname, '..', 'build', 'Release', 'rl_native.node');
@@ -25,6 +28,9 @@ function addonPath() {
 }
 
 const native = require(addonPath());
-native.init(RlError, decisionOf, lastDecision);
+// What a failed call throws (or hands its callback): an RlError whose code
+// is the status's name (rl_status_name; a newer librl's unknown one is
+// RL_E_INTERNAL).
+native.init((status, message) => new RlError(native.statusName(status) ?? 'RL_E_INTERNAL', message));
 
 module.exports = native;

@@ -6,9 +6,10 @@
 // bytes for the same decision; this file only maps the call.
 const native = require('./native');
 const { sourceNames } = require('./decision');
+const { namesOf } = require('./names');
 
 let names;
-const headerNames = () => (names ??= native.headerNames()); // rl_header_name, by rl_header
+const headerNames = () => (names ??= namesOf(native.headerName)); // rl_header_name, by rl_header
 
 // A decision's milliseconds as librl's microseconds (-1 stays "never").
 const us = (ms) => (ms < 0 ? -1 : Math.round(ms * 1000));

@@ -7,11 +7,12 @@ const native = require('./native');
 const { Limiter } = require('./limiter');
 const { toSettings } = require('./settings');
 const { sourceNames } = require('./decision');
+const { namesOf } = require('./names');
 
 // rl_breaker_state_name of each state, indexed by its value.
-const BREAKER_STATES = native.breakerStateNames();
+const BREAKER_STATES = namesOf(native.breakerStateName);
 const ms = (us) => us / 1000;
-const STATUS_NAMES = native.statusNames();
+const STATUS_NAMES = namesOf(native.statusName);
 
 // rl_store_get_stats, named: counters by source and by status name, times in ms.
 function statsOf(raw) {
@@ -35,16 +36,20 @@ function statsOf(raw) {
 class Store {
   #handle;
   #closed = false;
+  #inline;
 
   /** @internal Use rl.open(url). */
-  constructor(handle) {
+  constructor(handle, inline) {
     this.#handle = handle;
-    const described = native.describe(handle);
+    const described = native.storeDescribe(handle);
+    // Calls answer on the JS thread: asked for, and possible (a store librl
+    // describes as in process, memory://, never waits for I/O).
+    this.#inline = inline && described.inProcess;
     /**
      * The URL it was opened with in librl's display form: the password and
      * every secret setting (sentinel_password) replaced by '***'.
      */
-    this.url = described.displayUrl;
+    this.url = native.storeDisplayUrl(handle);
     /** True when opened with clock=manual: time moves only through `clock`. */
     this.manualClock = described.manualClock;
     /** The URL scheme: 'memory' or 'redis'. */
@@ -52,9 +57,9 @@ class Store {
     /** The manual clock, for tests (stores opened with clock=manual only). */
     this.clock = Object.freeze({
       /** Sets the store's time to `us` microseconds (never backwards). */
-      set: (us) => native.clockSet(this.#handle, us),
+      set: (us) => native.storeClockSet(this.#handle, us),
       /** Moves the store's time forward by `us` microseconds. */
-      advance: (us) => native.clockAdvance(this.#handle, us),
+      advance: (us) => native.storeClockAdvance(this.#handle, us),
     });
   }
 
@@ -71,7 +76,7 @@ class Store {
     const handle = native.limiterNew(this.#handle, entries);
     const settings = {};
     for (let i = 0; i < entries.length; i += 2) settings[entries[i]] = entries[i + 1];
-    return new Limiter(this, handle, Object.freeze(settings));
+    return new Limiter(this, handle, Object.freeze(settings), this.#inline);
   }
 
   /**
@@ -82,7 +87,7 @@ class Store {
    * p99Ms, maxMs } }. Quantiles are within 12.5% (log-linear buckets).
    */
   stats() {
-    return statsOf(native.stats(this.#handle));
+    return statsOf(native.storeGetStats(this.#handle));
   }
 
   /**
@@ -92,17 +97,17 @@ class Store {
    * under scriptMode 'auto' only, as calls reach them; null for memory://.
    */
   decidesWith() {
-    return native.describe(this.#handle).decidesWith;
+    return native.storeDescribe(this.#handle).decidesWith;
   }
 
   /** The same statistics in the Prometheus text format, as librl renders them. */
   metrics() {
-    return native.metrics(this.#handle);
+    return native.storeMetrics(this.#handle);
   }
 
   /** True while the store's circuit breaker is closed (always for memory://). */
   isHealthy() {
-    return native.stats(this.#handle).breakerState === 0;
+    return native.storeGetStats(this.#handle).breakerState === 0;
   }
 
   /**
@@ -112,7 +117,7 @@ class Store {
   close() {
     if (this.#closed) return;
     this.#closed = true;
-    native.close(this.#handle);
+    native.storeClose(this.#handle);
   }
 
   async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
@@ -130,8 +135,11 @@ class Store {
 async function open(url, settings, { inline = true } = {}) {
   if (typeof url !== 'string') throw new TypeError(`url: must be a string, not ${typeof url}`);
   if (typeof inline !== 'boolean') throw new TypeError(`inline: must be a boolean, not ${typeof inline}`);
-  const handle = await native.open(url, toSettings(settings, 'settings'), inline);
-  return new Store(handle);
+  const entries = toSettings(settings, 'settings');
+  const handle = await new Promise((resolve, reject) => {
+    native.storeOpen(url, entries, (err, store) => (err === null ? resolve(store) : reject(err)));
+  });
+  return new Store(handle, inline);
 }
 
 module.exports = { Store, open };

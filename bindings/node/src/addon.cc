@@ -1,5 +1,16 @@
-// The native module: one function per C ABI entry point the JS layer needs.
-// lib/native.js loads it and calls init(RlError) once per environment.
+// The native layer: rl.h over N-API, one export per rl_* function, named
+// after it in camelCase without rl_ (limiterAcquire is rl_limiter_acquire),
+// listed in InitModule below. It chooses nothing: lib/ decides which to
+// call (sync on an inline memory:// store, async elsewhere), wraps async
+// ones in promises and turns failures into its JS class (init(errorOf)).
+// - A failed call throws errorOf(status, message); a JS value of the wrong
+//   type is a TypeError naming the argument, before anything reaches librl.
+// - A sync call's decision goes to the `decision` export (a Float64Array,
+//   pending_call.h gives its order), not into a new object: no allocation.
+// - An async rl_* function takes a JS callback (never a promise: the
+//   callback is how rl.h completes, and lib chooses what to build from it),
+//   run on the JS thread; it throws, and never calls back, when librl
+//   refuses to start it.
 #include <napi.h>
 #include <rl/rl.h>
 
@@ -13,6 +24,7 @@
 #include "args.h"
 #include "errors.h"
 #include "limiter.h"
+#include "pending_call.h"
 #include "store.h"
 
 namespace rlnode {
@@ -23,60 +35,36 @@ AddonData& DataOf(Napi::Env env) {
 
 namespace {
 
-// init(RlError, decisionOf, lastDecision): see AddonData.
+// init(errorOf): see AddonData.
 Napi::Value Init(const Napi::CallbackInfo& info) {
-  if (!info[0].IsFunction() || !info[1].IsFunction() || !info[2].IsTypedArray() ||
-      info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      info[2].As<Napi::Float64Array>().ElementLength() != 8) {
-    ThrowTypeError(info.Env(), "init: needs RlError, decisionOf and a Float64Array(8)");
-  }
-  AddonData& data = DataOf(info.Env());
-  data.rl_error = Napi::Persistent(info[0].As<Napi::Function>());
-  data.decision_of = Napi::Persistent(info[1].As<Napi::Function>());
-  data.last_decision = Napi::Persistent(info[2].As<Napi::Float64Array>());
-  data.last_decision_data = info[2].As<Napi::Float64Array>().Data();
+  if (!info[0].IsFunction()) ThrowTypeError(info.Env(), "init: needs errorOf(status, message)");
+  DataOf(info.Env()).error_of = Napi::Persistent(info[0].As<Napi::Function>());
   return info.Env().Undefined();
 }
 
-// Every status name, indexed by its value: RlError codes come from here.
-Napi::Value StatusNames(const Napi::CallbackInfo& info) {
-  Napi::Array names = Napi::Array::New(info.Env());
-  for (int status = 0; rl_status_name(status) != nullptr; ++status) {
-    names.Set(status, Napi::String::New(info.Env(), rl_status_name(status)));
-  }
-  return names;
+// A name of librl's static table (rl_status_name, rl_source_name, ...),
+// null past the last.
+template <const char* (*name_of)(int)>
+Napi::Value NameOf(const Napi::CallbackInfo& info) {
+  const int64_t value = Int64Arg(info[0], "value");
+  const char* name =
+      value < INT_MIN || value > INT_MAX ? nullptr : name_of(static_cast<int>(value));
+  return name == nullptr ? info.Env().Null() : Napi::String::New(info.Env(), name);
 }
 
-// Every source name (rl_source_name), indexed by its value.
-Napi::Value SourceNames(const Napi::CallbackInfo& info) {
-  Napi::Array names = Napi::Array::New(info.Env());
-  for (int source = 0; rl_source_name(source) != nullptr; ++source) {
-    names.Set(source, Napi::String::New(info.Env(), rl_source_name(source)));
-  }
-  return names;
-}
-
-// Every breaker-state name (rl_breaker_state_name), indexed by its value.
-Napi::Value BreakerStateNames(const Napi::CallbackInfo& info) {
-  Napi::Array names = Napi::Array::New(info.Env());
-  for (int state = 0; rl_breaker_state_name(state) != nullptr; ++state) {
-    names.Set(state, Napi::String::New(info.Env(), rl_breaker_state_name(state)));
-  }
-  return names;
-}
-
-// [[name, description], ...] of every setting librl knows.
-Napi::Value Settings(const Napi::CallbackInfo& info) {
+// configDescribe(index) -> rl_config_describe: [name, description], null
+// past the last.
+Napi::Value ConfigDescribe(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Array settings = Napi::Array::New(env);
+  const int64_t index = Int64Arg(info[0], "index");
   const char* description = nullptr;
-  for (size_t i = 0; const char* name = rl_config_describe(i, &description); ++i) {
-    Napi::Array pair = Napi::Array::New(env, 2);
-    pair.Set(0u, Napi::String::New(env, name));
-    pair.Set(1u, Napi::String::New(env, description != nullptr ? description : ""));
-    settings.Set(i, pair);
-  }
-  return settings;
+  const char* name =
+      index < 0 ? nullptr : rl_config_describe(static_cast<size_t>(index), &description);
+  if (name == nullptr) return env.Null();
+  Napi::Array pair = Napi::Array::New(env, 2);
+  pair.Set(0u, Napi::String::New(env, name));
+  pair.Set(1u, Napi::String::New(env, description != nullptr ? description : ""));
+  return pair;
 }
 
 // settingDescribe(index) -> rl_setting_describe: { name, scope, kind,
@@ -105,19 +93,10 @@ Napi::Value SettingDescribe(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// isOutage(status) -> rl_status_is_outage: the failures on_failure acts on.
-Napi::Value IsOutage(const Napi::CallbackInfo& info) {
+// statusIsOutage(status) -> rl_status_is_outage: the failures on_failure acts on.
+Napi::Value StatusIsOutage(const Napi::CallbackInfo& info) {
   const int64_t status = Int64Arg(info[0], "status");
   return Napi::Boolean::New(info.Env(), rl_status_is_outage(static_cast<int>(status)) != 0);
-}
-
-// Every header field name (rl_header_name), indexed by its rl_header value.
-Napi::Value HeaderNames(const Napi::CallbackInfo& info) {
-  Napi::Array names = Napi::Array::New(info.Env());
-  for (int header = 0; rl_header_name(header) != nullptr; ++header) {
-    names.Set(header, Napi::String::New(info.Env(), rl_header_name(header)));
-  }
-  return names;
 }
 
 // headersRender(name, [{limit, windowUs}, ...], allowed, remaining,
@@ -174,36 +153,51 @@ Napi::Object Ops(Napi::Env env) {
 
 static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   using namespace rlnode;
-  env.SetInstanceData(new AddonData());
-  exports.Set("init", Napi::Function::New(env, Init, "init"));
-  exports.Set("version", Napi::String::New(env, rl_version()));
+  auto* data = new AddonData();
+  env.SetInstanceData(data);
+  auto decision = Napi::Float64Array::New(env, DecisionFields);
+  data->decision = Napi::Persistent(decision);
+  data->decision_data = decision.Data();
+  auto add = [&](const char* name, Napi::Function::Callback fn) {
+    exports.Set(name, Napi::Function::New(env, fn, name));
+  };
+  add("init", Init);
+  exports.Set("decision", decision);
   exports.Set("maxKeyLength", Napi::Number::New(env, RL_MAX_KEY_LEN));
   exports.Set("ops", Ops(env));
-  exports.Set("statusNames", Napi::Function::New(env, StatusNames, "statusNames"));
-  exports.Set("sourceNames", Napi::Function::New(env, SourceNames, "sourceNames"));
-  exports.Set("breakerStateNames",
-              Napi::Function::New(env, BreakerStateNames, "breakerStateNames"));
-  exports.Set("settings", Napi::Function::New(env, Settings, "settings"));
-  exports.Set("settingDescribe", Napi::Function::New(env, SettingDescribe, "settingDescribe"));
-  exports.Set("open", Napi::Function::New(env, Store::Open, "open"));
-  exports.Set("close", Napi::Function::New(env, Store::Close, "close"));
-  exports.Set("clockSet", Napi::Function::New(env, Store::ClockSet, "clockSet"));
-  exports.Set("clockAdvance", Napi::Function::New(env, Store::ClockAdvance, "clockAdvance"));
-  exports.Set("describe", Napi::Function::New(env, Store::Describe, "describe"));
-  exports.Set("stats", Napi::Function::New(env, Store::Stats, "stats"));
-  exports.Set("metrics", Napi::Function::New(env, Store::Metrics, "metrics"));
-  exports.Set("isOutage", Napi::Function::New(env, IsOutage, "isOutage"));
-  exports.Set("headerNames", Napi::Function::New(env, HeaderNames, "headerNames"));
-  exports.Set("headersRender", Napi::Function::New(env, HeadersRender, "headersRender"));
-  exports.Set("limiterNew", Napi::Function::New(env, Limiter::New, "limiterNew"));
-  exports.Set("call", Napi::Function::New(env, Limiter::Call, "call"));
-  exports.Set("tryAcquire", Napi::Function::New(env, Limiter::TryAcquire, "tryAcquire"));
-  exports.Set("batch", Napi::Function::New(env, Limiter::Batch, "batch"));
-  exports.Set("batchEach", Napi::Function::New(env, Limiter::BatchEach, "batchEach"));
-  exports.Set("limits", Napi::Function::New(env, Limiter::Limits, "limits"));
-  exports.Set("name", Napi::Function::New(env, Limiter::Name, "name"));
-  exports.Set("acquireWait", Napi::Function::New(env, Limiter::AcquireWait, "acquireWait"));
-  exports.Set("abandonWait", Napi::Function::New(env, Limiter::AbandonWait, "abandonWait"));
+  add("version", [](const Napi::CallbackInfo& info) -> Napi::Value {
+    return Napi::String::New(info.Env(), rl_version());
+  });
+  add("statusName", NameOf<rl_status_name>);
+  add("statusIsOutage", StatusIsOutage);
+  add("sourceName", NameOf<rl_source_name>);
+  add("breakerStateName", NameOf<rl_breaker_state_name>);
+  add("headerName", NameOf<rl_header_name>);
+  add("configDescribe", ConfigDescribe);
+  add("settingDescribe", SettingDescribe);
+  add("headersRender", HeadersRender);
+  add("storeOpen", Store::Open);
+  add("storeClose", Store::Close);
+  add("storeClockSet", Store::ClockSet);
+  add("storeClockAdvance", Store::ClockAdvance);
+  add("storeDescribe", Store::Describe);
+  add("storeDisplayUrl", Store::DisplayUrl);
+  add("storeGetStats", Store::GetStats);
+  add("storeMetrics", Store::Metrics);
+  add("limiterNew", Limiter::New);
+  add("limiterName", Limiter::Name);
+  add("limiterLimits", Limiter::Limits);
+  add("limiterAcquire", Limiter::Acquire);
+  add("limiterPeek", Limiter::Peek);
+  add("limiterRefund", Limiter::Refund);
+  add("limiterReset", Limiter::Reset);
+  add("limiterAcquireBatch", Limiter::AcquireBatch);
+  add("limiterAcquireBatchEach", Limiter::AcquireBatchEach);
+  add("limiterCallAsync", Limiter::CallAsync);
+  add("limiterAcquireWaitStart", Limiter::AcquireWaitStart);
+  add("waitCancel", Limiter::WaitCancel);
+  add("limiterAcquireBatchAsync", Limiter::AcquireBatchAsync);
+  add("limiterAcquireBatchEachAsync", Limiter::AcquireBatchEachAsync);
   return exports;
 }
 

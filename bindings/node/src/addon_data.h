@@ -8,16 +8,15 @@
 namespace rlnode {
 
 struct AddonData {
-  // Handed over by lib/native.js through init():
-  // the JS RlError class,
-  Napi::FunctionReference rl_error;
-  // decisionOf(allowed, limit, remaining, retryAfterUs, resetAfterUs, limitIndex,
-  // source, suppressionFactor),
-  Napi::FunctionReference decision_of;
-  // and the Float64Array(8) a sync call writes its decision into (held by
-  // the reference; its memory never moves, so its address is kept too).
-  Napi::Reference<Napi::Float64Array> last_decision;
-  double* last_decision_data = nullptr;
+  // errorOf(status, message): what a failed call throws, or hands its
+  // callback. lib/native.js gives it through init() (the JS error class is
+  // lib's choice, not the addon's).
+  Napi::FunctionReference error_of;
+  // The `decision` export: the rl_decision out-parameter of every sync
+  // call, a Float64Array of DecisionFields (pending_call.h). Held by the
+  // reference; its memory never moves, so its address is kept too.
+  Napi::Reference<Napi::Float64Array> decision;
+  double* decision_data = nullptr;
 };
 
 // The calling environment's data (set up when the addon loads into it).

@@ -5,13 +5,14 @@
 namespace rlnode {
 
 napi_value TryRlError(napi_env env, int status, const std::string& message) {
-  const char* name = rl_status_name(status);
-  if (name == nullptr) name = "RL_E_INTERNAL";
   napi_value args[2];
+  napi_value undefined = nullptr;
   napi_value error = nullptr;
-  if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &args[0]) != napi_ok ||
+  if (napi_create_int32(env, status, &args[0]) != napi_ok ||
       napi_create_string_utf8(env, message.data(), message.size(), &args[1]) != napi_ok ||
-      napi_new_instance(env, DataOf(env).rl_error.Value(), 2, args, &error) != napi_ok) {
+      napi_get_undefined(env, &undefined) != napi_ok ||
+      napi_call_function(env, undefined, DataOf(env).error_of.Value(), 2, args, &error) !=
+          napi_ok) {
     return nullptr;
   }
   return error;

@@ -1,7 +1,8 @@
-// A limiter handle for JS and its calls. On a local (memory://) store a call
-// runs librl's sync function and answers at once; on any other store it
-// starts librl's async function and returns a promise that the store's
-// thread-safe function settles: the JS thread never waits on the network.
+// A limiter handle for JS and the rl_limiter_* calls on it, one export per
+// function (addon.cc lists them). A sync call decides on the JS thread and
+// writes its decision into the `decision` export; an async one returns at
+// once and runs its JS callback on the JS thread when rl completes it.
+// Which to call (memory:// inline or not) is lib/limiter.js's choice.
 #pragma once
 
 #include <napi.h>
@@ -13,46 +14,58 @@ class Store;
 
 class Limiter {
  public:
-  // limiterNew(store, [key, value, ...]) -> limiter handle
+  // limiterNew(store, [key, value, ...]) -> limiter handle (rl_limiter_free
+  // runs when it is collected)
   static Napi::Value New(const Napi::CallbackInfo& info);
-  // call(limiter, op, key, cost, timeoutUs?): op is an rl_op; timeoutUs is
-  // the request's deadline (rl_request.timeout_us). On a local store it
-  // returns undefined and leaves the decision in lastDecision (see
-  // lib/decision.js); else a promise of the decision (of undefined for reset).
-  static Napi::Value Call(const Napi::CallbackInfo& info);
-  // tryAcquire(limiter, key, cost): acquire on a local store only, its
-  // decision left in lastDecision; RL_E_UNSUPPORTED on any other store (a
-  // synchronous store round trip would block the event loop).
-  static Napi::Value TryAcquire(const Napi::CallbackInfo& info);
-  // batch(limiter, [{key, cost}, ...]) -> decisions, or a promise of them
-  static Napi::Value Batch(const Napi::CallbackInfo& info);
-  // batchEach(limiter, [{key, cost}, ...]) -> [{ status: 'fulfilled', value }
-  // | { status: 'rejected', reason }, ...], or a promise of them
-  static Napi::Value BatchEach(const Napi::CallbackInfo& info);
-  // limits(limiter) -> [{ limit, windowUs, burst }, ...] as librl parsed them
-  static Napi::Value Limits(const Napi::CallbackInfo& info);
-  // name(limiter) -> its name setting, "default" when unset (rl_limiter_name)
+  // limiterName(limiter) -> rl_limiter_name
   static Napi::Value Name(const Napi::CallbackInfo& info);
-  // acquireWait(limiter, key, cost, timeoutUs, requestTimeoutUs?) ->
-  // [promise of the decision, wait]: rl_limiter_acquire_wait_start on
-  // every store (the wait is a timer on rl's thread, never on the JS one).
-  static Napi::Value AcquireWait(const Napi::CallbackInfo& info);
-  // abandonWait(limiter, wait): JS gave up (an aborted signal):
-  // rl_wait_cancel, and the call stops holding the process open.
-  static Napi::Value AbandonWait(const Napi::CallbackInfo& info);
+  // limiterLimits(limiter) -> rl_limiter_limits: [{ limit, windowUs, burst }, ...]
+  static Napi::Value Limits(const Napi::CallbackInfo& info);
+  // limiterAcquire / limiterPeek / limiterRefund(limiter, key, cost,
+  // timeoutUs = 0): rl_limiter_acquire / _peek / _refund; the decision goes
+  // to the `decision` export.
+  static Napi::Value Acquire(const Napi::CallbackInfo& info);
+  static Napi::Value Peek(const Napi::CallbackInfo& info);
+  static Napi::Value Refund(const Napi::CallbackInfo& info);
+  // limiterReset(limiter, key): rl_limiter_reset
+  static Napi::Value Reset(const Napi::CallbackInfo& info);
+  // limiterAcquireBatch(limiter, [{ key, cost = 1 }, ...]) ->
+  // rl_limiter_acquire_batch: a Float64Array of the decisions
+  static Napi::Value AcquireBatch(const Napi::CallbackInfo& info);
+  // limiterAcquireBatchEach(limiter, requests) ->
+  // rl_limiter_acquire_batch_each: [decisions, [status], [error or null]]
+  static Napi::Value AcquireBatchEach(const Napi::CallbackInfo& info);
+  // limiterCallAsync(limiter, op, key, cost, timeoutUs, callback):
+  // rl_limiter_call_async; callback(error, ...decision fields)
+  static Napi::Value CallAsync(const Napi::CallbackInfo& info);
+  // limiterAcquireWaitStart(limiter, key, cost, requestTimeoutUs, timeoutUs,
+  // callback) -> wait handle: rl_limiter_acquire_wait_start; callback as
+  // limiterCallAsync's. rl_wait_free runs when the handle is collected.
+  static Napi::Value AcquireWaitStart(const Napi::CallbackInfo& info);
+  // waitCancel(wait): rl_wait_cancel; the call also stops holding the
+  // process open (its callback still runs).
+  static Napi::Value WaitCancel(const Napi::CallbackInfo& info);
+  // limiterAcquireBatchAsync(limiter, requests, callback):
+  // rl_limiter_acquire_batch_async_versioned (this rl.h's decisions);
+  // callback(error, Float64Array of the decisions)
+  static Napi::Value AcquireBatchAsync(const Napi::CallbackInfo& info);
+  // limiterAcquireBatchEachAsync(limiter, requests, callback):
+  // rl_limiter_acquire_batch_each_async; callback(decisions, [status],
+  // [error or null])
+  static Napi::Value AcquireBatchEachAsync(const Napi::CallbackInfo& info);
 
  private:
-  // What JS holds of a wait: librl's handle, and the store's number for it.
-  struct WaitRef {
-    rl_wait* wait;
-    uint64_t id;
-  };
-
   Limiter(Store* store, rl_limiter* handle);
   ~Limiter();
 
+  using SyncCall = rl_status (*)(rl_limiter*, const rl_request*, rl_decision*, rl_error**);
+  // limiterAcquire, limiterPeek and limiterRefund, by their rl_* function.
+  template <SyncCall call>
+  static Napi::Value Sync(const Napi::CallbackInfo& info);
+
   static Limiter* Unwrap(Napi::Value handle);
-  // RL_E_SHUTDOWN once the store is closed: nothing reaches librl then.
+  // RL_E_SHUTDOWN once the store is closed: nothing reaches librl then
+  // (its thread-safe function is released: no completion could reach JS).
   void ThrowIfClosed(Napi::Env env) const;
 
   Store* store_;

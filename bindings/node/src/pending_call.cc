@@ -2,7 +2,6 @@
 
 #include <iterator>
 
-#include "addon_data.h"
 #include "errors.h"
 #include "store.h"
 
@@ -15,115 +14,117 @@ void Finish(PendingCall* call, rl_status status, const rl_error* err) {
   call->store->Complete(call);
 }
 
-}  // namespace
-
-napi_value TryDecisionObject(napi_env env, const rl_decision& d) {
-  const double fields[] = {
-      static_cast<double>(d.allowed),        static_cast<double>(d.limit),
-      static_cast<double>(d.remaining),      static_cast<double>(d.retry_after_us),
-      static_cast<double>(d.reset_after_us), static_cast<double>(d.limit_index),
-      static_cast<double>(d.source),         d.suppression_factor,
-  };
-  napi_value args[std::size(fields)];
-  for (size_t i = 0; i < std::size(fields); ++i) {
-    if (napi_create_double(env, fields[i], &args[i]) != napi_ok) return nullptr;
-  }
-  napi_value undefined = nullptr;
-  napi_value decision = nullptr;
-  if (napi_get_undefined(env, &undefined) != napi_ok ||
-      napi_call_function(env, undefined, DataOf(env).decision_of.Value(), std::size(args), args,
-                         &decision) != napi_ok) {
+// Built through the C API alone: nothing throws when JS cannot run.
+napi_value TryDecisionArray(napi_env env, const std::vector<rl_decision>& decisions) {
+  napi_value buffer = nullptr;
+  napi_value array = nullptr;
+  void* data = nullptr;
+  const size_t length = decisions.size() * DecisionFields;
+  if (napi_create_arraybuffer(env, length * sizeof(double), &data, &buffer) != napi_ok ||
+      napi_create_typedarray(env, napi_float64_array, length, buffer, 0, &array) != napi_ok) {
     return nullptr;
   }
-  return decision;
+  auto* out = static_cast<double*>(data);
+  for (size_t i = 0; i < decisions.size(); ++i) PutDecision(out + i * DecisionFields, decisions[i]);
+  return array;
 }
 
-Napi::Value DecisionObject(Napi::Env env, const rl_decision& d) {
-  napi_value decision = TryDecisionObject(env, d);
-  if (decision == nullptr) throw Napi::Error::New(env);
-  return {env, decision};
+// The three arguments of an Answer::each callback, into args.
+bool TryEachArgs(napi_env env, const std::vector<rl_decision>& decisions,
+                 const std::vector<rl_status>& statuses, const std::vector<std::string>& messages,
+                 napi_value* args) {
+  args[0] = TryDecisionArray(env, decisions);
+  if (args[0] == nullptr ||
+      napi_create_array_with_length(env, statuses.size(), &args[1]) != napi_ok ||
+      napi_create_array_with_length(env, statuses.size(), &args[2]) != napi_ok) {
+    return false;
+  }
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    napi_value status = nullptr;
+    napi_value error = nullptr;
+    if (statuses[i] == RL_OK) {
+      if (napi_get_null(env, &error) != napi_ok) return false;
+    } else if ((error = TryRlError(env, statuses[i], messages[i])) == nullptr) {
+      return false;
+    }
+    if (napi_create_int32(env, statuses[i], &status) != napi_ok ||
+        napi_set_element(env, args[1], i, status) != napi_ok ||
+        napi_set_element(env, args[2], i, error) != napi_ok) {
+      return false;
+    }
+  }
+  return true;
 }
 
-void StoreLastDecision(Napi::Env env, const rl_decision& d) {
-  double* out = DataOf(env).last_decision_data;
+}  // namespace
+
+void PutDecision(double* out, const rl_decision& d) {
   out[0] = d.allowed;
   out[1] = static_cast<double>(d.limit);
   out[2] = static_cast<double>(d.remaining);
   out[3] = static_cast<double>(d.retry_after_us);
   out[4] = static_cast<double>(d.reset_after_us);
-  out[5] = d.limit_index;
-  out[6] = d.source;
+  out[5] = d.source;
+  out[6] = d.limit_index;
   out[7] = d.suppression_factor;
 }
 
-napi_value TryDecisionArray(napi_env env, const std::vector<rl_decision>& decisions) {
-  napi_value array = nullptr;
-  if (napi_create_array_with_length(env, decisions.size(), &array) != napi_ok) return nullptr;
-  for (size_t i = 0; i < decisions.size(); ++i) {
-    napi_value decision = TryDecisionObject(env, decisions[i]);
-    if (decision == nullptr || napi_set_element(env, array, i, decision) != napi_ok) return nullptr;
-  }
-  return array;
-}
-
-Napi::Array DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {
+Napi::Value DecisionArray(Napi::Env env, const std::vector<rl_decision>& decisions) {
   napi_value array = TryDecisionArray(env, decisions);
   if (array == nullptr) throw Napi::Error::New(env);
   return {env, array};
 }
 
-// One entry of Promise.allSettled's array, built through the C API alone
-// (nothing throws when JS cannot run).
-napi_value TrySettled(napi_env env, const rl_decision& decision, rl_status status,
-                      const std::string& message) {
-  const bool ok = status == RL_OK;
-  napi_value entry = nullptr;
-  napi_value state = nullptr;
-  const napi_value outcome =
-      ok ? TryDecisionObject(env, decision) : TryRlError(env, status, message);
-  if (outcome == nullptr || napi_create_object(env, &entry) != napi_ok ||
-      napi_create_string_utf8(env, ok ? "fulfilled" : "rejected", NAPI_AUTO_LENGTH, &state) !=
-          napi_ok ||
-      napi_set_named_property(env, entry, "status", state) != napi_ok ||
-      napi_set_named_property(env, entry, ok ? "value" : "reason", outcome) != napi_ok) {
-    return nullptr;
-  }
-  return entry;
+Napi::Array EachArray(Napi::Env env, const std::vector<rl_decision>& decisions,
+                      const std::vector<rl_status>& statuses,
+                      const std::vector<std::string>& messages) {
+  napi_value args[3];
+  if (!TryEachArgs(env, decisions, statuses, messages, args)) throw Napi::Error::New(env);
+  Napi::Array out = Napi::Array::New(env, 3);
+  for (uint32_t i = 0; i < 3; ++i) out.Set(i, Napi::Value(env, args[i]));
+  return out;
 }
 
-napi_value TrySettledArray(napi_env env, const std::vector<rl_decision>& decisions,
-                           const std::vector<rl_status>& statuses,
-                           const std::vector<std::string>& messages) {
-  napi_value array = nullptr;
-  if (napi_create_array_with_length(env, statuses.size(), &array) != napi_ok) return nullptr;
-  for (size_t i = 0; i < statuses.size(); ++i) {
-    napi_value entry = TrySettled(env, decisions[i], statuses[i], messages[i]);
-    if (entry == nullptr || napi_set_element(env, array, i, entry) != napi_ok) return nullptr;
+bool PendingCall::Run(napi_env env) {
+  napi_value args[1 + DecisionFields];
+  size_t argc = 1;
+  if (answer == Answer::each) {
+    if (!TryEachArgs(env, decisions, statuses, messages, args)) return false;
+    argc = 3;
+  } else if (status != RL_OK) {
+    if ((args[0] = TryRlError(env, status, message)) == nullptr) return false;
+  } else {
+    if (napi_get_null(env, &args[0]) != napi_ok) return false;
+    if (answer == Answer::decisions) {
+      if ((args[1] = TryDecisionArray(env, decisions)) == nullptr) return false;
+      argc = 2;
+    } else {
+      double fields[DecisionFields];
+      PutDecision(fields, decision);
+      for (size_t i = 0; i < DecisionFields; ++i) {
+        if (napi_create_double(env, fields[i], &args[1 + i]) != napi_ok) return false;
+      }
+      argc = 1 + DecisionFields;
+    }
   }
-  return array;
-}
-
-Napi::Array SettledArray(Napi::Env env, const std::vector<rl_decision>& decisions,
-                         const std::vector<rl_status>& statuses,
-                         const std::vector<std::string>& messages) {
-  napi_value array = TrySettledArray(env, decisions, statuses, messages);
-  if (array == nullptr) throw Napi::Error::New(env);
-  return {env, array};
-}
-
-bool PendingCall::Settle(napi_env env) {
-  napi_value value = nullptr;
-  if (status != RL_OK) {
-    value = TryRlError(env, status, message);
-    return value != nullptr && napi_reject_deferred(env, deferred, value) == napi_ok;
+  napi_value fn = nullptr;
+  napi_value undefined = nullptr;
+  if (napi_get_reference_value(env, callback, &fn) != napi_ok ||
+      napi_get_undefined(env, &undefined) != napi_ok) {
+    return false;
   }
-  switch (answer) {
-    case Answer::decision: value = TryDecisionObject(env, decision); break;
-    case Answer::nothing: napi_get_undefined(env, &value); break;
-    case Answer::decisions: value = TryDecisionArray(env, decisions); break;
-    case Answer::settled: value = TrySettledArray(env, decisions, statuses, messages); break;
+  if (napi_call_function(env, undefined, fn, argc, args, nullptr) == napi_ok) return true;
+  // Either JS cannot run any more (a worker being terminated: nothing is
+  // pending), or the callback threw: its failure is reported as uncaught,
+  // and the other completions go on.
+  bool threw = false;
+  napi_value error = nullptr;
+  if (napi_is_exception_pending(env, &threw) != napi_ok || !threw ||
+      napi_get_and_clear_last_exception(env, &error) != napi_ok) {
+    return false;
   }
-  return value != nullptr && napi_resolve_deferred(env, deferred, value) == napi_ok;
+  napi_fatal_exception(env, error);
+  return true;
 }
 
 void OnDecision(void* user_data, rl_status status, const rl_decision* decision,

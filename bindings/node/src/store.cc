@@ -18,13 +18,11 @@ constexpr napi_type_tag kStoreTag = {0x72c4a1d0e55b4f1aULL, 0x9e3b7c2d4a6f8e01UL
 // connect, and the JS thread must never wait for the network.
 class OpenWorker : public Napi::AsyncWorker {
  public:
-  OpenWorker(Napi::Env env, std::string url, std::unique_ptr<ConfigArg> cfg,
-             Napi::Promise::Deferred deferred,
-             std::function<Napi::Value(Napi::Env, rl_store*, bool)> make_handle)
-      : Napi::AsyncWorker(env, "rl.open"),
+  OpenWorker(Napi::Function callback, std::string url, std::unique_ptr<ConfigArg> cfg,
+             std::function<Napi::Value(Napi::Env, rl_store*)> make_handle)
+      : Napi::AsyncWorker(callback, "rl.storeOpen"),
         url_(std::move(url)),
         cfg_(std::move(cfg)),
-        deferred_(deferred),
         make_handle_(std::move(make_handle)) {}
 
   ~OpenWorker() override {
@@ -37,26 +35,26 @@ class OpenWorker : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
+    Napi::Value error = env.Null();
+    Napi::Value store = env.Undefined();
     try {
       if (status_ != RL_OK) {
-        deferred_.Reject(MakeRlError(env, status_, rl_error_message(err_)));
-        return;
+        error = MakeRlError(env, status_, rl_error_message(err_));
+      } else {
+        rl_store* handle = store_;
+        store_ = nullptr;
+        store = make_handle_(env, handle);
       }
-      rl_store_info info = RL_STORE_INFO_INIT;
-      rl_store_describe(store_, &info, nullptr);  // cannot fail: an open store, a set version
-      rl_store* store = store_;
-      store_ = nullptr;
-      deferred_.Resolve(make_handle_(env, store, info.in_process != 0));
     } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
+      error = e.Value();
     }
+    Callback().Call({error, store});
   }
 
  private:
   std::string url_;
   std::unique_ptr<ConfigArg> cfg_;
-  Napi::Promise::Deferred deferred_;
-  std::function<Napi::Value(Napi::Env, rl_store*, bool)> make_handle_;
+  std::function<Napi::Value(Napi::Env, rl_store*)> make_handle_;
   rl_status status_ = RL_OK;
   rl_store* store_ = nullptr;
   rl_error* err_ = nullptr;
@@ -64,8 +62,7 @@ class OpenWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
-Store::Store(napi_env env, rl_store* handle, bool local)
-    : env_(env), handle_(handle), local_(local) {}
+Store::Store(napi_env env, rl_store* handle) : env_(env), handle_(handle) {}
 
 Store::~Store() {
   // Completions that never reached JS: the environment ended first.
@@ -77,13 +74,13 @@ Napi::Value Store::Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string url = StringArg(info[0], "url");
   auto cfg = std::make_unique<ConfigArg>(info[1], "store settings");
-  const bool inline_local = info[2].ToBoolean();
-  auto deferred = Napi::Promise::Deferred::New(env);
-  auto make_handle = [inline_local](Napi::Env env, rl_store* handle, bool local) {
-    return (new Store(env, handle, local && inline_local))->MakeHandle(env);
+  if (!info[2].IsFunction()) ThrowTypeError(env, "callback: must be a function");
+  auto make_handle = [](Napi::Env env, rl_store* handle) {
+    return (new Store(env, handle))->MakeHandle(env);
   };
-  (new OpenWorker(env, std::move(url), std::move(cfg), deferred, make_handle))->Queue();
-  return deferred.Promise();
+  (new OpenWorker(info[2].As<Napi::Function>(), std::move(url), std::move(cfg), make_handle))
+      ->Queue();
+  return env.Undefined();
 }
 
 // Called once, on the JS thread, right after the store opened.
@@ -155,18 +152,23 @@ void Store::Drop() {
   if (--holders_ == 0) delete this;
 }
 
-PendingCall* Store::Begin(Napi::Env env, Answer answer, napi_value* promise) {
+PendingCall* Store::Begin(Napi::Env env, Answer answer, Napi::Value callback) {
+  if (!callback.IsFunction()) ThrowTypeError(env, "callback: must be a function");
   auto* call = new PendingCall();
   call->store = this;
   call->answer = answer;
-  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &call->deferred, promise), nullptr);
+  const napi_status made = napi_create_reference(env, callback, 1, &call->callback);
+  if (made != napi_ok) {
+    delete call;
+    NAPI_THROW_IF_FAILED(env, made, nullptr);
+  }
   // In flight, a call keeps the process alive until its answer arrives.
   if (in_flight_++ == 0) napi_ref_threadsafe_function(env, tsfn_);
   return call;
 }
 
-void Store::Abandon(PendingCall* call, napi_value error) {
-  napi_reject_deferred(env_, call->deferred, error);
+void Store::Abandon(PendingCall* call) {
+  napi_delete_reference(env_, call->callback);
   delete call;
   CallEnded();
 }
@@ -194,9 +196,10 @@ void Store::Deliver(napi_env env, napi_value, void* context, void*) {
   for (PendingCall* call : calls) {
     if (js_runs) {
       Napi::HandleScope scope(env);
-      // Settling only fails when the environment is going away: the rest
-      // of the batch is then only freed.
-      js_runs = call->Settle(env);
+      // Running it only fails when the environment is going away: the
+      // rest of the batch is then only freed.
+      js_runs = call->Run(env);
+      napi_delete_reference(env, call->callback);
     }
     if (call->wait_id != 0) store->waits_.erase(call->wait_id);
     const bool counted = !call->abandoned;
@@ -264,9 +267,12 @@ Napi::Value Store::Describe(const Napi::CallbackInfo& info) {
   } else {
     out.Set("decidesWith", env.Null());
   }
-  // The core's display form: the one form of the URL this binding shows.
-  out.Set("displayUrl", Napi::String::New(env, rl_store_display_url(store->handle_)));
   return out;
+}
+
+Napi::Value Store::DisplayUrl(const Napi::CallbackInfo& info) {
+  Store* store = Unwrap(info[0], "store");
+  return Napi::String::New(info.Env(), rl_store_display_url(store->handle_));
 }
 
 }  // namespace rlnode
@@ -285,7 +291,7 @@ Napi::Array NumberArray(Napi::Env env, const uint64_t* values, size_t count) {
 }  // namespace
 
 // The raw counters; lib/store.js names them (sources, status names, ms).
-Napi::Value Store::Stats(const Napi::CallbackInfo& info) {
+Napi::Value Store::GetStats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Store* store = Unwrap(info[0], "store");
   rl_store_stats stats = RL_STORE_STATS_INIT;
@@ -311,6 +317,7 @@ Napi::Value Store::Stats(const Napi::CallbackInfo& info) {
 Napi::Value Store::Metrics(const Napi::CallbackInfo& info) {
   Store* store = Unwrap(info[0], "store");
   char* text = rl_store_metrics(store->handle_);
+  // rl_store_metrics's NULL: its only failure.
   if (text == nullptr) ThrowRlError(info.Env(), RL_E_NO_MEMORY, "out of memory formatting metrics");
   Napi::String out = Napi::String::New(info.Env(), text);
   rl_string_free(text);

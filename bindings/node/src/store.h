@@ -3,7 +3,7 @@
 // thread, and the rules that keep both safe:
 // - the thread-safe function is unref'd at once, and ref'd only while calls
 //   are in flight, so an idle store never holds the process open;
-// - it is released by close(), or by an environment cleanup hook when the
+// - it is released by storeClose(), or by an environment cleanup hook when the
 //   environment (process or worker_thread) ends first, never afterwards;
 // - the Store object lives until its JS handle, its thread-safe function and
 //   every limiter made from it are gone (holders_, JS thread only).
@@ -22,21 +22,25 @@ namespace rlnode {
 
 class Store {
  public:
-  // open(url, settings, inlineLocal) -> Promise<store handle>; opens off the
-  // JS thread. inlineLocal: a store librl describes as in process
-  // (rl_store_info.in_process: memory://) answers on the JS thread.
+  // storeOpen(url, [key, value, ...], callback): rl_store_open, run on
+  // libuv's thread pool (opening a Redis store may connect); callback(error,
+  // store handle) on the JS thread.
   static Napi::Value Open(const Napi::CallbackInfo& info);
-  // close(store): pending calls reject with RL_E_SHUTDOWN. Idempotent.
+  // storeClose(store): rl_store_close; pending calls complete with
+  // RL_E_SHUTDOWN. Idempotent. (rl_store_free runs when the handle, its
+  // limiters and its calls are all gone.)
   static Napi::Value Close(const Napi::CallbackInfo& info);
-  // clockSet(store, us) / clockAdvance(store, us): the manual clock.
+  // storeClockSet(store, us) / storeClockAdvance(store, us): the manual clock.
   static Napi::Value ClockSet(const Napi::CallbackInfo& info);
   static Napi::Value ClockAdvance(const Napi::CallbackInfo& info);
-  // describe(store) -> { inProcess, manualClock, scheme, displayUrl,
-  // decidesWith } (rl_store_describe, rl_store_display_url)
+  // storeDescribe(store) -> rl_store_info: { inProcess, manualClock, scheme,
+  // decidesWith: { scriptMode, luaMode, moduleNodes, luaNodes } | null }
   static Napi::Value Describe(const Napi::CallbackInfo& info);
-  // stats(store) -> rl_store_get_stats as a plain object (see lib/store.js)
-  static Napi::Value Stats(const Napi::CallbackInfo& info);
-  // metrics(store) -> rl_store_format_metrics: the Prometheus text, as is
+  // storeDisplayUrl(store) -> rl_store_display_url
+  static Napi::Value DisplayUrl(const Napi::CallbackInfo& info);
+  // storeGetStats(store) -> rl_store_stats as a plain object (see lib/store.js)
+  static Napi::Value GetStats(const Napi::CallbackInfo& info);
+  // storeMetrics(store) -> rl_store_metrics: the Prometheus text, as is
   static Napi::Value Metrics(const Napi::CallbackInfo& info);
 
   // The Store behind a JS handle; TypeError for anything else.
@@ -44,28 +48,26 @@ class Store {
 
   rl_store* handle() const { return handle_; }
   bool closed() const { return closed_; }
-  // Memory stores answer at once: their sync C calls never block on I/O.
-  bool local() const { return local_; }
 
-  // An asynchronous call begins (JS thread): a new PendingCall whose
-  // promise goes to *promise. Then exactly one of: librl completes it
-  // (Complete, any thread), or Abandon rejects it with error when librl
-  // refused to start it.
-  PendingCall* Begin(Napi::Env env, Answer answer, napi_value* promise);
-  void Abandon(PendingCall* call, napi_value error);
+  // An asynchronous call begins (JS thread): a new PendingCall that will
+  // run callback (TypeError if it is not a function). Then exactly one of:
+  // librl completes it (Complete, any thread), or Abandon drops it when
+  // librl refused to start it.
+  PendingCall* Begin(Napi::Env env, Answer answer, Napi::Value callback);
+  void Abandon(PendingCall* call);
   void Complete(PendingCall* call);
   // A wait JS may give up on: numbered, and findable by its number until
   // it is delivered (JS thread only).
   uint64_t Register(PendingCall* call);
   // JS gave up on wait `id` (no-op once delivered): it stops holding the
-  // process open; its promise still settles, unheard.
+  // process open; its callback still runs.
   void AbandonWait(uint64_t id);
 
   void Hold() { ++holders_; }
   void Drop();
 
  private:
-  Store(napi_env env, rl_store* handle, bool local);
+  Store(napi_env env, rl_store* handle);
   ~Store();
 
   Napi::Value MakeHandle(Napi::Env env);
@@ -79,7 +81,6 @@ class Store {
 
   napi_env env_;
   rl_store* handle_;
-  const bool local_;
   napi_threadsafe_function tsfn_ = nullptr;
   bool closed_ = false;
   // Its JS handle was collected while calls were in flight: close after them.

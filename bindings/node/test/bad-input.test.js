@@ -84,16 +84,23 @@ test('a NUL byte in the url or a setting is RL_E_INVALID_ARG naming it', async (
 test('native handles are type-tagged: a forged or swapped handle is a TypeError', async () => {
   const store = await rl.open('memory://');
   const limiter = store.limiter({ limit: '1/s' });
-  assert.throws(() => native.call({}, native.ops.acquire, 'k', 1), typeError(/limiter/));
+  const noop = () => {};
+  assert.throws(() => native.limiterAcquire({}, 'k', 1), typeError(/limiter/));
+  assert.throws(() => native.limiterCallAsync({}, native.ops.acquire, 'k', 1, 0, noop), typeError(/limiter/));
   assert.throws(() => native.limiterNew({}, ['limit', '1/s']), typeError(/store/));
-  assert.throws(() => native.close(null), typeError(/store/));
+  assert.throws(() => native.storeClose(null), typeError(/store/));
   // A store handle where a limiter handle belongs, and the reverse.
-  const storeHandle = await native.open('memory://', [], true);
-  assert.throws(() => native.call(storeHandle, native.ops.acquire, 'k', 1), typeError(/limiter/));
+  const storeHandle = await new Promise((resolve, reject) =>
+    native.storeOpen('memory://', [], (err, handle) => (err === null ? resolve(handle) : reject(err))),
+  );
+  assert.throws(() => native.limiterAcquire(storeHandle, 'k', 1), typeError(/limiter/));
   const limiterHandle = native.limiterNew(storeHandle, ['limit', '1/s']);
-  assert.throws(() => native.close(limiterHandle), typeError(/store/));
-  assert.throws(() => native.call(limiterHandle, 9, 'k', 1), typeError(/op/));
-  native.close(storeHandle);
+  assert.throws(() => native.storeClose(limiterHandle), typeError(/store/));
+  assert.throws(() => native.limiterCallAsync(limiterHandle, 9, 'k', 1, 0, noop), typeError(/op/));
+  // An async call needs its callback, checked before anything starts.
+  assert.throws(() => native.limiterCallAsync(limiterHandle, native.ops.acquire, 'k', 1, 0), typeError(/callback/));
+  assert.throws(() => native.waitCancel(limiterHandle), typeError(/wait/));
+  native.storeClose(storeHandle);
   await limiter.acquire('k');
   store.close();
 });
