@@ -10,8 +10,10 @@
  *   rl.Decision (see set_decision_type), a batch as a list of them;
  * - `rl_error **err` is hidden: a failure raises the exception that the
  *   factory given to set_error_factory() builds from (status, message);
- * - out-parameters (handles, a wait, limits, a setting's description) come
- *   back as return values.
+ * - out-parameters (handles, a wait, a limiter's limits, header values, a
+ *   setting's description) come back as return values, a versioned struct
+ *   (rl_store_info, rl_store_stats, rl_setting_info) as SWIG's proxy of it,
+ *   initialised with its rl_*_init.
  * The blocking calls release the GIL. What SWIG cannot express (a completion
  * queue per event loop for the asynchronous calls, Decision objects built
  * field by field, ...) is plain C in native_support.c, declared in
@@ -154,6 +156,97 @@
   $result = list;
 }
 
+/* ---- rl_headers_render(name, limits, decision) -> [RateLimit-Policy,
+ *      RateLimit, Retry-After], each a str or None where it is not sent;
+ *      the limits as rl_limiter_limits gives them, the decision a tuple
+ *      (allowed, remaining, retry_after_us, reset_after_us, limit_index,
+ *      source) ---- */
+%typemap(in) (const rl_limit_info* limits, size_t limit_count) (rl_limit_info temp[8]) {
+  Py_ssize_t n = PySequence_Size($input);
+  if (n < 0) SWIG_fail;
+  if (n > 8) n = 8;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* item = PySequence_GetItem($input, i);
+    long long limit = 0, window_us = 0, burst = 0;
+    const int ok = item && PyArg_ParseTuple(item, "LLL", &limit, &window_us, &burst);
+    Py_XDECREF(item);
+    if (!ok) SWIG_fail;
+    temp[i].limit = limit;
+    temp[i].window_us = window_us;
+    temp[i].burst = burst;
+  }
+  $1 = temp;
+  $2 = (size_t)n;
+}
+%typemap(in) const rl_decision* decision (rl_decision temp) {
+  rl_decision d = RL_DECISION_INIT;
+  int allowed = 0, limit_index = 0, source = 0;
+  long long remaining = 0, retry_after_us = 0, reset_after_us = 0;
+  if (!PyArg_ParseTuple($input, "iLLLii", &allowed, &remaining, &retry_after_us, &reset_after_us,
+                        &limit_index, &source)) {
+    SWIG_fail;
+  }
+  d.allowed = allowed ? 1 : 0;
+  d.remaining = remaining;
+  d.retry_after_us = retry_after_us;
+  d.reset_after_us = reset_after_us;
+  d.limit_index = limit_index;
+  d.source = source;
+  temp = d;
+  $1 = &temp;
+}
+%typemap(in, numinputs=0) (char** values, size_t count) (char* temp[RL_HEADER_COUNT]) {
+  for (int i = 0; i < RL_HEADER_COUNT; i++) temp[i] = NULL;
+  $1 = temp;
+  $2 = RL_HEADER_COUNT;
+}
+%typemap(argout) (char** values, size_t count) {
+  if (result == RL_OK) {
+    PyObject* list = PyList_New(RL_HEADER_COUNT);
+    if (!list) SWIG_fail;
+    for (int i = 0; i < RL_HEADER_COUNT; i++) {
+      PyObject* v = $1[i] ? PyUnicode_FromString($1[i]) : Py_None;
+      if (!v) {
+        Py_DECREF(list);
+        SWIG_fail;
+      }
+      if (v == Py_None) Py_INCREF(v);
+      PyList_SetItem(list, i, v);
+    }
+    Py_XDECREF($result);
+    $result = list;
+  }
+}
+%typemap(freearg) (char** values, size_t count) {
+  for (int i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(temp$argnum[i]);
+}
+/* For rl's shared header table test (tests/test_http_headers_table.py):
+ * the decision field by field. */
+%pythoncode %{
+def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after_us, limit_index, source):
+    return rl_headers_render(
+        name, limits, (allowed, remaining, retry_after_us, reset_after_us, limit_index, source)
+    )
+%}
+
+/* ---- a store's statistics: rl_store_stats, its counter arrays tuples ---- */
+%typemap(out) uint64_t [ANY] {
+  $result = PyTuple_New($1_dim0);
+  if (!$result) SWIG_fail;
+  for (Py_ssize_t i = 0; i < $1_dim0; i++) {
+    PyObject* v = PyLong_FromUnsignedLongLong($1[i]);
+    if (!v) {
+      Py_DECREF($result);
+      $result = NULL;
+      SWIG_fail;
+    }
+    PyTuple_SetItem($result, i, v);
+  }
+}
+%immutable rl_store_stats::allowed;
+%immutable rl_store_stats::denied;
+%immutable rl_store_stats::failures;
+
 /* ---- rl_config_describe: (name, description), None past the last ---- */
 %typemap(in, numinputs=0) const char** description (const char* temp = NULL) { $1 = ($1_ltype)&temp; }
 %typemap(argout) const char** description {
@@ -172,16 +265,13 @@
  *      native_support.c ---- */
 %ignore rl_request;
 %ignore rl_decision;
-%ignore rl_store_stats;
 %ignore rl_limit_info;
 %ignore rl_error_status;
 %ignore rl_error_message;
 %ignore rl_error_free;
 %ignore rl_store_free;
-%ignore rl_store_get_stats;
 %ignore rl_store_format_metrics;
 %ignore rl_string_free;
-%ignore rl_headers_render;
 %ignore rl_limiter_call_async;
 %ignore rl_limiter_acquire_async;
 %ignore rl_limiter_acquire_wait_async;
@@ -189,7 +279,6 @@
 %ignore rl_wait_free;
 %ignore rl_request_init;
 %ignore rl_decision_init;
-%ignore rl_store_stats_init;
 %ignore rl_limiter_acquire_batch_async;
 %ignore rl_limiter_acquire_batch_each;
 %ignore rl_limiter_acquire_batch_each_async;

@@ -38,7 +38,6 @@ static PyObject* rl_make_exception(int status, const char* message) {
   return exc;
 }
 
-/* Sets the Python error for a failed call (status with its message). */
 void rl_py_raise(int status, const char* message) {
   PyObject* exc = rl_make_exception(status, message);
   if (exc) {
@@ -146,7 +145,6 @@ static int rl_int64_from(PyObject* obj, const char* what, int64_t* out) {
   return 1;
 }
 
-/* (key, cost, timeout_us) into *req, its key borrowed from the tuple. */
 int rl_py_request_from(PyObject* obj, rl_request* req) {
   if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 3) {
     PyErr_SetString(PyExc_TypeError, "request: must be a tuple (key, cost, timeout_us)");
@@ -250,7 +248,6 @@ static int rl_interpreter_gone(void) {
  * wake-up, and nothing a future holds is released on rl's thread. A future
  * already done (cancelled) is left as it is: each entry is still completed
  * exactly once, as rl completes each call exactly once. */
-typedef struct rl_py_queue rl_py_queue;
 
 typedef struct rl_py_entry {
   struct rl_py_entry* next;
@@ -502,17 +499,12 @@ static void* rl_free_store_thread(void* store) {
   return NULL;
 }
 
-/* Installs the callable that turns (status, message) into an exception. */
 void set_error_factory(PyObject* factory) {
   Py_XINCREF(factory);
   Py_XDECREF(rl_error_factory);
   rl_error_factory = factory;
 }
 
-/* Makes every decision an instance of cls, built field by field: cls must
- * have exactly the slots named in fields (in rl_py_decision's order),
- * each an object slot; sources maps rl_source values to their objects.
- * Raises TypeError (and changes nothing) otherwise. */
 PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) {
   if (!PyType_Check(cls) || !PyTuple_Check(fields) ||
       PyTuple_GET_SIZE(fields) != RL_DECISION_FIELDS || !PyTuple_Check(sources) ||
@@ -568,9 +560,6 @@ PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) 
   Py_RETURN_NONE;
 }
 
-/* Closes and frees store. From a completion (a garbage collection that ran
- * on rl's thread) rl_store_free would wait for itself: another thread
- * frees it then. */
 void store_free(rl_store* store) {
   if (!store) return;
   if (rl_in_completion) {
@@ -582,90 +571,6 @@ void store_free(rl_store* store) {
   Py_END_ALLOW_THREADS
 }
 
-/* (breaker_state, breaker_opened, allowed[4], denied[4], failures[16],
- *  round_trips, (p50, p95, p99, max) us) */
-PyObject* store_stats(rl_store* store) {
-  rl_store_stats s;
-  memset(&s, 0, sizeof s);
-  s.version = RL_STORE_STATS_VERSION;
-  rl_error* err = NULL;
-  if (rl_store_get_stats(store, &s, &err) != RL_OK) {
-    rl_py_raise(rl_error_status(err), rl_error_message(err));
-    rl_error_free(err);
-    return NULL;
-  }
-  PyObject* allowed = PyTuple_New(4);
-  PyObject* denied = PyTuple_New(4);
-  PyObject* failures = PyTuple_New(16);
-  if (!allowed || !denied || !failures) {
-    Py_XDECREF(allowed);
-    Py_XDECREF(denied);
-    Py_XDECREF(failures);
-    return NULL;
-  }
-  for (int i = 0; i < 4; i++) {
-    PyTuple_SET_ITEM(allowed, i, PyLong_FromUnsignedLongLong(s.allowed[i]));
-    PyTuple_SET_ITEM(denied, i, PyLong_FromUnsignedLongLong(s.denied[i]));
-  }
-  for (int i = 0; i < 16; i++)
-    PyTuple_SET_ITEM(failures, i, PyLong_FromUnsignedLongLong(s.failures[i]));
-  return Py_BuildValue("(iKNNNK(LLLL))", (int)s.breaker_state, (unsigned long long)s.breaker_opened,
-                       allowed, denied, failures, (unsigned long long)s.round_trips,
-                       (long long)s.round_trip_p50_us, (long long)s.round_trip_p95_us,
-                       (long long)s.round_trip_p99_us, (long long)s.round_trip_max_us);
-}
-
-/* rl_headers_render for a decision given field by field, the limits as
- * limiter_limits gives them: [RateLimit-Policy, RateLimit, Retry-After]
- * (rl_header's order), each a str or None where the field is not sent. */
-PyObject* headers_render(const char* name, PyObject* limits, int allowed, int64_t remaining,
-                         int64_t retry_after_us, int64_t reset_after_us, int limit_index,
-                         int source, rl_error** err) {
-  rl_limit_info infos[8];
-  Py_ssize_t n = PySequence_Size(limits);
-  if (n < 0) return NULL;
-  if (n > 8) n = 8;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject* item = PySequence_GetItem(limits, i);
-    long long limit = 0, window_us = 0, burst = 0;
-    const int ok = item && PyArg_ParseTuple(item, "LLL", &limit, &window_us, &burst);
-    Py_XDECREF(item);
-    if (!ok) return NULL;
-    infos[i].limit = limit;
-    infos[i].window_us = window_us;
-    infos[i].burst = burst;
-  }
-  rl_decision d = RL_DECISION_INIT;
-  d.allowed = allowed ? 1 : 0;
-  d.remaining = remaining;
-  d.retry_after_us = retry_after_us;
-  d.reset_after_us = reset_after_us;
-  d.limit_index = limit_index;
-  d.source = source;
-  char* values[RL_HEADER_COUNT] = {NULL, NULL, NULL};
-  if (rl_headers_render(name, infos, (size_t)n, &d, values, RL_HEADER_COUNT, err) != RL_OK) {
-    Py_INCREF(Py_None); /* the rl_error** typemap raises *err and drops this */
-    return Py_None;
-  }
-  PyObject* out = PyList_New(RL_HEADER_COUNT);
-  for (int i = 0; i < RL_HEADER_COUNT; i++) {
-    PyObject* v = NULL;
-    if (out && values[i]) {
-      v = PyUnicode_FromString(values[i]);
-    } else if (out) {
-      v = Py_None;
-      Py_INCREF(v);
-    }
-    rl_string_free(values[i]);
-    if (out && (!v || PyList_SetItem(out, i, v) < 0)) {
-      Py_DECREF(out);
-      out = NULL;
-    }
-  }
-  return out;
-}
-
-/* A completion queue for one event loop (see "completions" above). */
 rl_py_queue* queue_new(void) {
   rl_py_queue* q = (rl_py_queue*)calloc(1, sizeof *q);
   if (!q) {
@@ -677,8 +582,6 @@ rl_py_queue* queue_new(void) {
   return q;
 }
 
-/* wake(): called with the GIL on rl's thread when a completion finds q idle;
- * it must schedule queue_drain(q) on the loop (and raise if it cannot). */
 void queue_set_wake(rl_py_queue* q, PyObject* wake) {
   Py_INCREF(wake);
   PyObject* old = q->wake;
@@ -686,7 +589,6 @@ void queue_set_wake(rl_py_queue* q, PyObject* wake) {
   Py_XDECREF(old);
 }
 
-/* The owner lets go of q; it is freed when its last call has completed. */
 void queue_release(rl_py_queue* q) {
   if (!q) return;
   pthread_mutex_lock(&q->mu);
@@ -697,9 +599,8 @@ void queue_release(rl_py_queue* q) {
   rl_queue_unref(q);
 }
 
-/* Settles the futures of every completion queued on q, in order. On the
- * loop's thread. An error settling one (the loop being torn down) is
- * reported as unraisable; the others still settle. */
+/* An error settling one future (the loop being torn down) is reported as
+ * unraisable; the others still settle. */
 void queue_drain(rl_py_queue* q) {
   pthread_mutex_lock(&q->mu);
   rl_py_entry* e = q->head;
@@ -719,7 +620,6 @@ void queue_drain(rl_py_queue* q) {
   }
 }
 
-/* rl_limiter_call_async(op) waited for: None, or raises its failure. */
 PyObject* call_blocking(rl_limiter* limiter, int op, const rl_request* request) {
   rl_py_waiter w;
   memset(&w, 0, sizeof w);
@@ -749,9 +649,6 @@ PyObject* call_blocking(rl_limiter* limiter, int op, const rl_request* request) 
   Py_RETURN_NONE;
 }
 
-/* rl_limiter_call_async: fut gets the Decision (None for RL_OP_RESET) or
- * the exception through q. Raises, and leaves fut alone, when the call
- * does not start. */
 rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, rl_py_queue* q,
                      PyObject* fut, rl_error** err) {
   rl_py_entry* e = rl_entry_new(q, fut, 0);
@@ -759,8 +656,6 @@ rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, rl_
   return rl_started(rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, e, err), e);
 }
 
-/* rl_limiter_acquire_wait_start, completing fut as call_async does; returns
- * the wait, for cancel_wait. */
 rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
                              rl_py_queue* q, PyObject* fut, rl_wait** out, rl_error** err) {
   rl_py_entry* e = rl_entry_new(q, fut, 0);
@@ -769,7 +664,6 @@ rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int
       rl_limiter_acquire_wait_start(limiter, request, timeout_us, rl_on_complete, e, out, err), e);
 }
 
-/* rl_limiter_acquire_batch_async: fut gets the list of Decisions. */
 rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                               rl_py_queue* q, PyObject* fut, rl_error** err) {
   rl_py_entry* e = rl_entry_new(q, fut, 1);
@@ -780,9 +674,6 @@ rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, s
       e);
 }
 
-/* rl_limiter_acquire_batch_each without the GIL: a list with each
- * request's Decision, or its exception in its place. A malformed batch
- * raises. */
 PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, size_t count) {
   /* librl refuses 0 and more than RL_MAX_BATCH before reading any array */
   size_t n = count == 0 || count > RL_MAX_BATCH ? 1 : count;
@@ -819,8 +710,6 @@ PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, si
   return list;
 }
 
-/* rl_limiter_acquire_batch_each_async: fut gets the list that
- * acquire_batch_each returns. */
 rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                                    rl_py_queue* q, PyObject* fut, rl_error** err) {
   rl_py_entry* e = rl_entry_new(q, fut, 2);

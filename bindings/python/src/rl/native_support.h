@@ -73,19 +73,10 @@ void set_error_factory(PyObject* factory);
 PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources);
 
 /* Closes and frees store. From a completion (a garbage collection that ran
- * on rl's thread) rl_store_free would wait for itself: another thread frees
- * it then. */
+ * on rl's thread while it woke a loop) rl_store_free would wait for itself
+ * (rl.h: rl_store_close must not run inside a completion callback, and
+ * librl has no deferred free): another thread frees it then. */
 void store_free(rl_store* store);
-/* (breaker_state, breaker_opened, allowed[4], denied[4], failures[16],
- *  round_trips, (p50, p95, p99, max) us) */
-PyObject* store_stats(rl_store* store);
-
-/* rl_headers_render for a decision given field by field, the limits as
- * rl_limiter_limits gives them: [RateLimit-Policy, RateLimit, Retry-After]
- * (rl_header's order), each a str or None where the field is not sent. */
-PyObject* headers_render(const char* name, PyObject* limits, int allowed, int64_t remaining,
-                         int64_t retry_after_us, int64_t reset_after_us, int limit_index,
-                         int source, rl_error** err);
 
 /* A completion queue for one event loop: rl's thread queues each result
  * without the GIL, and only the push that finds the queue idle takes the

@@ -12,7 +12,7 @@ from ._text import c_text, setting_text
 from .errors import InvalidArgumentError
 from .limiter import Limiter, make_config
 from .stats import StoreStats
-from .stats import from_native as _stats
+from .stats import of_store as _stats
 
 
 class DecidesWith(NamedTuple):
@@ -112,7 +112,7 @@ class Store:
     # -- health and metrics --
     def stats(self) -> StoreStats:
         """What the store has done since it opened; works after close()."""
-        return _stats(native.store_stats(self._handle))
+        return _stats(self._handle)
 
     def is_healthy(self) -> bool:
         """True while the circuit breaker is closed (always for memory://)."""
