@@ -162,7 +162,7 @@ class Limiter:
         with nothing decided."""
         batch = self._batch(requests, timeout)
         if return_exceptions:
-            return native.acquire_batch_each(self._handle, batch)
+            return native.rl_limiter_acquire_batch_each(self._handle, batch)
         return native.rl_limiter_acquire_batch(self._handle, batch)
 
     def acquire_wait(
@@ -219,7 +219,7 @@ class Limiter:
         batch = self._batch(requests, timeout)
         if self._inline:
             if return_exceptions:
-                return native.acquire_batch_each(self._handle, batch)
+                return native.rl_limiter_acquire_batch_each(self._handle, batch)
             return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Any]" = loop.create_future()

@@ -60,7 +60,7 @@
   if (!rl_py_request_from($input, &temp)) SWIG_fail;
   $1 = &temp;
 }
-%typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, 0}) {
+%typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, NULL, NULL, 0}) {
   /* on failure the freearg typemap below frees what was made */
   if (!rl_py_batch_from($input, &batch)) SWIG_fail;
   $1 = batch.requests;
@@ -88,6 +88,27 @@
   if (result == RL_OK) {
     Py_XDECREF($result);
     $result = rl_py_decision_list($1, batch2.count);
+    if (!$result) SWIG_fail;
+  }
+}
+
+/* rl_limiter_acquire_batch_each: a list with each request's Decision, or its
+ * exception in its place; the room for them is the batch's too. */
+%typemap(in, numinputs=0) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  $1 = NULL;
+  $2 = NULL;
+  $3 = NULL;
+}
+%typemap(check) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  if (!rl_py_batch_each_room(&batch2)) SWIG_fail;
+  $1 = batch2.decisions;
+  $2 = batch2.statuses;
+  $3 = batch2.errors;
+}
+%typemap(argout) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = rl_py_result_list(&batch2);
     if (!$result) SWIG_fail;
   }
 }
@@ -280,7 +301,6 @@ def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after
 %ignore rl_request_init;
 %ignore rl_decision_init;
 %ignore rl_limiter_acquire_batch_async;
-%ignore rl_limiter_acquire_batch_each;
 %ignore rl_limiter_acquire_batch_each_async;
 
 /* The calls that may wait for I/O or for other threads run without the GIL. */
@@ -293,6 +313,7 @@ def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after
 %thread rl_limiter_reset;
 %thread rl_limiter_acquire_wait;
 %thread rl_limiter_acquire_batch;
+%thread rl_limiter_acquire_batch_each;
 
 #define RL_API
 %include "rl/rl.h"

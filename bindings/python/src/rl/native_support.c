@@ -184,10 +184,26 @@ int rl_py_batch_from(PyObject* obj, rl_py_batch* b) {
   return 1;
 }
 
+int rl_py_batch_each_room(rl_py_batch* b) {
+  if (!b->requests) return 1; /* a batch librl refuses before reading it */
+  b->statuses = (rl_status*)calloc(b->count, sizeof(rl_status));
+  b->errors = (rl_error**)calloc(b->count, sizeof(rl_error*));
+  if (!b->statuses || !b->errors) {
+    PyErr_NoMemory();
+    return 0;
+  }
+  return 1;
+}
+
 void rl_py_batch_free(rl_py_batch* b) {
   Py_XDECREF(b->items);
   free(b->requests);
   free(b->decisions);
+  free(b->statuses);
+  if (b->errors) {
+    for (size_t i = 0; i < b->count; i++) rl_error_free(b->errors[i]);
+  }
+  free(b->errors);
 }
 
 PyObject* rl_py_decision_list(const rl_decision* d, size_t n) {
@@ -205,15 +221,16 @@ PyObject* rl_py_decision_list(const rl_decision* d, size_t n) {
 }
 
 /* A batch's results, each request's own: its Decision, or the exception
- * built from its status and message. */
+ * built from its status and message (from messages, else from errors). */
 static PyObject* rl_result_list(const rl_decision* d, const rl_status* statuses,
-                                const char* const* messages, size_t n) {
+                                const char* const* messages, rl_error* const* errors, size_t n) {
   PyObject* list = PyList_New((Py_ssize_t)n);
   if (!list) return NULL;
   for (size_t i = 0; i < n; i++) {
     PyObject* t = statuses[i] == RL_OK
                       ? rl_py_decision(&d[i])
-                      : rl_make_exception(statuses[i], messages[i] ? messages[i] : "");
+                      : rl_make_exception(statuses[i], messages ? (messages[i] ? messages[i] : "")
+                                                                : rl_error_message(errors[i]));
     if (!t) {
       Py_DECREF(list);
       return NULL;
@@ -221,6 +238,10 @@ static PyObject* rl_result_list(const rl_decision* d, const rl_status* statuses,
     PyList_SET_ITEM(list, (Py_ssize_t)i, t);
   }
   return list;
+}
+
+PyObject* rl_py_result_list(const rl_py_batch* b) {
+  return rl_result_list(b->decisions, b->statuses, NULL, b->errors, b->count);
 }
 
 /* Py_IsFinalizing (3.13+; _Py_IsFinalizing before) is outside the limited
@@ -433,7 +454,7 @@ static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
     method = "set_exception";
   } else if (e->batch == 2) {
     payload = e->decisions ? rl_result_list(e->decisions, e->statuses,
-                                            (const char* const*)e->messages, e->count)
+                                            (const char* const*)e->messages, NULL, e->count)
                            : PyErr_NoMemory();
   } else if (e->batch) {
     payload = e->decisions ? rl_py_decision_list(e->decisions, e->count) : PyErr_NoMemory();
@@ -567,8 +588,9 @@ void store_free(rl_store* store) {
     if (pthread_create(&t, NULL, rl_free_store_thread, store) == 0) pthread_detach(t);
     return; /* no thread: leak rather than deadlock */
   }
-  Py_BEGIN_ALLOW_THREADS rl_store_free(store);
-  Py_END_ALLOW_THREADS
+  PyThreadState* saved = PyEval_SaveThread();
+  rl_store_free(store);
+  PyEval_RestoreThread(saved);
 }
 
 rl_py_queue* queue_new(void) {
@@ -627,14 +649,15 @@ PyObject* call_blocking(rl_limiter* limiter, int op, const rl_request* request) 
   pthread_cond_init(&w.cv, NULL);
   rl_error* err = NULL;
   rl_status s;
-  Py_BEGIN_ALLOW_THREADS s =
-      rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_wait_complete, &w, &err);
+  PyThreadState* saved = PyEval_SaveThread();
+  s = rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_wait_complete, &w, &err);
   if (s == RL_OK) {
     pthread_mutex_lock(&w.mu);
     while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
     pthread_mutex_unlock(&w.mu);
   }
-  Py_END_ALLOW_THREADS pthread_cond_destroy(&w.cv);
+  PyEval_RestoreThread(saved);
+  pthread_cond_destroy(&w.cv);
   pthread_mutex_destroy(&w.mu);
   if (s != RL_OK) {
     rl_py_raise(rl_error_status(err), rl_error_message(err));
@@ -672,42 +695,6 @@ rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, s
       rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
                                                rl_on_batch_complete, e, err),
       e);
-}
-
-PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, size_t count) {
-  /* librl refuses 0 and more than RL_MAX_BATCH before reading any array */
-  size_t n = count == 0 || count > RL_MAX_BATCH ? 1 : count;
-  rl_decision* decisions = (rl_decision*)malloc(n * sizeof(rl_decision));
-  rl_status* statuses = (rl_status*)malloc(n * sizeof(rl_status));
-  rl_error** errors = (rl_error**)calloc(n, sizeof(rl_error*));
-  char** messages = (char**)calloc(n, sizeof(char*));
-  PyObject* list = NULL;
-  if (!decisions || !statuses || !errors || !messages) {
-    PyErr_NoMemory();
-  } else {
-    rl_decision init = RL_DECISION_INIT;
-    for (size_t i = 0; i < n; i++) decisions[i] = init;
-    rl_error* err = NULL;
-    rl_status s;
-    Py_BEGIN_ALLOW_THREADS s =
-        rl_limiter_acquire_batch_each(limiter, requests, count, decisions, statuses, errors, &err);
-    Py_END_ALLOW_THREADS if (s != RL_OK) {
-      rl_py_raise(s, rl_error_message(err));
-      rl_error_free(err);
-    }
-    else {
-      for (size_t i = 0; i < count; i++) {
-        if (errors[i]) messages[i] = (char*)rl_error_message(errors[i]);
-      }
-      list = rl_result_list(decisions, statuses, (const char* const*)messages, count);
-      for (size_t i = 0; i < count; i++) rl_error_free(errors[i]);
-    }
-  }
-  free(decisions);
-  free(statuses);
-  free(errors);
-  free(messages);
-  return list;
 }
 
 rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,

@@ -5,8 +5,8 @@
  * is the module's own functions (SWIG wraps them with those typemaps): what
  * SWIG cannot express, namely a completion queue per event loop that settles
  * asyncio futures from rl's thread, the package's Decision objects built
- * field by field, a batch with a result per request, a blocking reset with
- * a deadline, and freeing a store from one of rl's own threads. */
+ * field by field, a blocking reset with a deadline, and freeing a store from
+ * one of rl's own threads. */
 #ifndef RL_PYTHON_NATIVE_SUPPORT_H
 #define RL_PYTHON_NATIVE_SUPPORT_H
 
@@ -32,17 +32,24 @@ int rl_py_request_from(PyObject* obj, rl_request* req);
 
 /* A batch: a tuple copy of the sequence (so that no other thread can drop
  * its keys while the GIL is released), the requests borrowing from it and
- * room for their decisions. */
+ * room for their decisions (and, for rl_limiter_acquire_batch_each, for
+ * their statuses and errors). */
 typedef struct rl_py_batch {
   PyObject* items;
   rl_request* requests;
   rl_decision* decisions;
+  rl_status* statuses;
+  rl_error** errors;
   size_t count;
 } rl_py_batch;
 /* 0 and a Python error for what is not a sequence of requests; what was
- * made is freed by rl_py_batch_free either way. */
+ * made is freed by rl_py_batch_free either way (the errors too). */
 int rl_py_batch_from(PyObject* obj, rl_py_batch* b);
+/* Room for statuses and errors; 0 and a Python error when out of memory. */
+int rl_py_batch_each_room(rl_py_batch* b);
 void rl_py_batch_free(rl_py_batch* b);
+/* A list with each request's Decision, or its exception in its place. */
+PyObject* rl_py_result_list(const rl_py_batch* b);
 
 /* The package's Decision for d (see set_decision_type), a list of n. */
 PyObject* rl_py_decision(const rl_decision* d);
@@ -106,11 +113,8 @@ rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int
 /* rl_limiter_acquire_batch_async_versioned: fut gets the list of Decisions. */
 rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                               rl_py_queue* q, PyObject* fut, rl_error** err);
-/* rl_limiter_acquire_batch_each without the GIL: a list with each request's
- * Decision, or its exception in its place. A malformed batch raises. */
-PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, size_t count);
 /* rl_limiter_acquire_batch_each_async: fut gets the list that
- * acquire_batch_each returns. */
+ * rl_limiter_acquire_batch_each returns. */
 rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                                    rl_py_queue* q, PyObject* fut, rl_error** err);
 
