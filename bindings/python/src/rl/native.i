@@ -264,9 +264,6 @@ def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after
     PyTuple_SetItem($result, i, v);
   }
 }
-%immutable rl_store_stats::allowed;
-%immutable rl_store_stats::denied;
-%immutable rl_store_stats::failures;
 
 /* ---- rl_config_describe: (name, description), None past the last ---- */
 %typemap(in, numinputs=0) const char** description (const char* temp = NULL) { $1 = ($1_ltype)&temp; }
@@ -316,7 +313,11 @@ def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after
 %thread rl_limiter_acquire_batch_each;
 
 #define RL_API
+/* rl fills the structs the package passes it (their version set by their
+ * rl_*_init); Python only reads their fields. */
+%immutable;
 %include "rl/rl.h"
+%mutable;
 %include "native_support.h"
 
 %init %{
