@@ -27,15 +27,17 @@ STORE_UNREACHABLE = "Service Unavailable: rate limiter store unreachable\n"
 def header_fields(limiter: Limiter, decision: Decision) -> dict[str, str]:
     """The RateLimit-Policy, RateLimit and Retry-After fields of a decision
     (none of a fail-open one, which counted nothing)."""
-    values = native.headers_render(
+    values = native.rl_headers_render(
         limiter.name,
         limiter._limit_infos,
-        1 if decision.allowed else 0,
-        decision.remaining,
-        -1 if decision.retry_after < 0 else round(decision.retry_after * 1_000_000),
-        round(decision.reset_after * 1_000_000),
-        decision.limit_index,
-        _SOURCES.index(decision.source),
+        (
+            1 if decision.allowed else 0,
+            decision.remaining,
+            -1 if decision.retry_after < 0 else round(decision.retry_after * 1_000_000),
+            round(decision.reset_after * 1_000_000),
+            decision.limit_index,
+            _SOURCES.index(decision.source),
+        ),
     )
     out: dict[str, str] = {}
     for index, value in enumerate(values):

@@ -88,7 +88,7 @@ class Limiter:
         #: Its name as librl holds it ("default" when not set).
         self.name: str = native.rl_limiter_name(handle)
         #: Its limits as librl parsed them.
-        self._limit_infos: list[tuple[int, int, int]] = native.limiter_limits(handle)
+        self._limit_infos: list[tuple[int, int, int]] = native.rl_limiter_limits(handle)
         self.limits: list[Limit] = [Limit(n, w / 1_000_000, b) for n, w, b in self._limit_infos]
         self._finalizer = weakref.finalize(self, native.rl_limiter_free, handle)
 
@@ -162,7 +162,7 @@ class Limiter:
         with nothing decided."""
         batch = self._batch(requests, timeout)
         if return_exceptions:
-            return native.acquire_batch_each(self._handle, batch)
+            return native.rl_limiter_acquire_batch_each(self._handle, batch)
         return native.rl_limiter_acquire_batch(self._handle, batch)
 
     def acquire_wait(
@@ -219,7 +219,7 @@ class Limiter:
         batch = self._batch(requests, timeout)
         if self._inline:
             if return_exceptions:
-                return native.acquire_batch_each(self._handle, batch)
+                return native.rl_limiter_acquire_batch_each(self._handle, batch)
             return native.rl_limiter_acquire_batch(self._handle, batch)
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Any]" = loop.create_future()
@@ -241,7 +241,7 @@ class Limiter:
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
-            native.cancel_wait(wait)  # librl ends it and refunds an admission, once
+            native.rl_wait_cancel(wait)  # librl ends it and refunds an admission, once
             raise
 
     async def _call(self, op: int, key: Key, cost: int, timeout: Optional[float]) -> Optional[Decision]:

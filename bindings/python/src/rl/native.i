@@ -1,515 +1,31 @@
 /* rl.native: the low-level module SWIG generates from rl.h.
  *
- * Typemaps turn Python values into rl's C types and back:
+ * rl.h is wrapped as it is (%include below); typemaps turn Python values
+ * into rl's C types and back:
  * - a key (`const char *key, size_t key_len`) is a str (its UTF-8 bytes) or
  *   bytes; anything else is TypeError;
  * - a request (`const rl_request *`) is a tuple (key, cost, timeout_us),
  *   a batch (`const rl_request *requests, size_t count`) a sequence of them;
  * - a decision (`rl_decision *` out) comes back as the package's
- *   rl.Decision (see set_decision_type), a batch as a list of them (with
- *   acquire_batch_each, the exception of each request that failed in its
- *   place);
+ *   rl.Decision (see set_decision_type), a batch as a list of them;
  * - `rl_error **err` is hidden: a failure raises the exception that the
- *   factory given to set_error_factory() builds from (status, message).
- * The blocking calls release the GIL. The asynchronous calls take a
- * completion queue (one per event loop) and an asyncio future, which the
- * loop's queue_drain settles once rl's thread has completed the call. The
- * package `rl` (rl/__init__.py) is the API; this module is its plumbing. */
+ *   factory given to set_error_factory() builds from (status, message);
+ * - out-parameters (handles, a wait, a limiter's limits, header values, a
+ *   setting's description) come back as return values, a versioned struct
+ *   (rl_store_info, rl_store_stats, rl_setting_info) as SWIG's proxy of it,
+ *   initialised with its rl_*_init.
+ * The blocking calls release the GIL. What SWIG cannot express (a completion
+ * queue per event loop for the asynchronous calls, Decision objects built
+ * field by field, ...) is plain C in native_support.c, declared in
+ * native_support.h and wrapped here too. The package `rl` (rl/__init__.py)
+ * is the API; this module is its plumbing. */
 %module(package="rl", threads="1") native
 %nothread;
 %include <stdint.i>
 
 %{
 #define SWIG_FILE_WITH_INIT
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include "rl/rl.h"
-/* The module is built for Python's limited API (Py_LIMITED_API, CMakeLists.txt):
- * one abi3 build serves every Python from 3.10 on, so nothing here reaches into
- * CPython's private structures. */
-
-/* callable(status: int, message: str) -> exception instance */
-static PyObject* rl_error_factory = NULL;
-/* Set on rl's threads while they run a completion: see store_free. */
-static __thread int rl_in_completion = 0;
-
-static PyObject* rl_make_exception(int status, const char* message) {
-  PyObject* text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
-  if (!text) return NULL;
-  PyObject* exc = NULL;
-  if (rl_error_factory) {
-    exc = PyObject_CallFunction(rl_error_factory, "iO", status, text);
-  } else {
-    exc = PyObject_CallFunction(PyExc_RuntimeError, "O", text);
-  }
-  Py_DECREF(text);
-  return exc;
-}
-
-/* Sets the Python error for a failed call (status with its message). */
-static void rl_raise(int status, const char* message) {
-  PyObject* exc = rl_make_exception(status, message);
-  if (exc) {
-    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
-    Py_DECREF(exc);
-  }
-}
-
-/* The package's Decision class (a frozen dataclass with slots), the offsets
- * of its eight fields, and the Source member of each rl_source: decisions
- * are built here, without running the dataclass's __init__ (which costs
- * more than librl's decision on memory://). See set_decision_type. */
-#define RL_DECISION_FIELDS 8
-static PyTypeObject* rl_decision_type = NULL;
-static allocfunc rl_decision_alloc = NULL; /* its tp_alloc */
-static Py_ssize_t rl_decision_offsets[RL_DECISION_FIELDS];
-static PyObject* rl_sources = NULL; /* tuple: rl_source -> Source */
-
-/* Before set_decision_type: (allowed, limit, remaining, retry_after_us,
- * reset_after_us, source, limit_index, suppression_factor). */
-static PyObject* rl_decision_tuple(const rl_decision* d) {
-  return Py_BuildValue("(NLLLLiid)", PyBool_FromLong(d->allowed), (long long)d->limit,
-                       (long long)d->remaining, (long long)d->retry_after_us,
-                       (long long)d->reset_after_us, (int)d->source, (int)d->limit_index,
-                       d->suppression_factor);
-}
-
-/* A Decision: allowed, limit, remaining, retry_after (s; -1.0 never),
- * reset_after (s), limit_index, source, suppression_factor, in the
- * dataclass's field order. */
-static PyObject* rl_decision_object(const rl_decision* d) {
-  if (!rl_decision_type) return rl_decision_tuple(d);
-  Py_ssize_t n_sources = PyTuple_GET_SIZE(rl_sources);
-  PyObject* source = PyTuple_GET_ITEM(rl_sources, (d->source >= 0 && d->source < n_sources) ? d->source : 0);
-  Py_INCREF(source);
-  PyObject* values[RL_DECISION_FIELDS] = {
-      PyBool_FromLong(d->allowed),
-      PyLong_FromLongLong((long long)d->limit),
-      PyLong_FromLongLong((long long)d->remaining),
-      PyFloat_FromDouble(d->retry_after_us < 0 ? -1.0 : (double)d->retry_after_us / 1e6),
-      PyFloat_FromDouble((double)d->reset_after_us / 1e6),
-      PyLong_FromLong((long)d->limit_index),
-      source,
-      PyFloat_FromDouble(d->suppression_factor)};
-  PyObject* obj = NULL;
-  int ok = 1;
-  for (int i = 0; i < RL_DECISION_FIELDS; i++) ok = ok && values[i] != NULL;
-  if (ok) obj = rl_decision_alloc(rl_decision_type, 0);
-  if (!obj) {
-    for (int i = 0; i < RL_DECISION_FIELDS; i++) Py_XDECREF(values[i]);
-    return NULL;
-  }
-  for (int i = 0; i < RL_DECISION_FIELDS; i++) *(PyObject**)((char*)obj + rl_decision_offsets[i]) = values[i];
-  return obj;
-}
-
-/* A key: str (UTF-8) or bytes, borrowed from obj. 0 and a Python error when
- * it is neither; librl judges its length. */
-/* Raises TypeError "<what>: must be <expected>, not <obj's type name>". */
-static void rl_raise_wrong_type(const char* what, const char* expected, PyObject* obj) {
-  PyObject* name = PyObject_GetAttrString((PyObject*)Py_TYPE(obj), "__name__");
-  if (!name) return;
-  PyErr_Format(PyExc_TypeError, "%s: must be %s, not %.64U", what, expected, name);
-  Py_DECREF(name);
-}
-
-static int rl_key_from(PyObject* obj, const char** key, size_t* len) {
-  Py_ssize_t n = 0;
-  if (PyUnicode_Check(obj)) {
-    const char* p = PyUnicode_AsUTF8AndSize(obj, &n);
-    if (!p) {
-      PyErr_Clear();
-      rl_raise(RL_E_INVALID_ARG, "key: is not valid Unicode text (a lone surrogate); pass bytes");
-      return 0;
-    }
-    *key = p;
-  } else if (PyBytes_Check(obj)) {
-    char* p = NULL;
-    if (PyBytes_AsStringAndSize(obj, &p, &n) < 0) return 0;
-    *key = p;
-  } else {
-    rl_raise_wrong_type("key", "str or bytes", obj);
-    return 0;
-  }
-  *len = (size_t)n;
-  return 1;
-}
-
-/* An int64 named what; 0 and a Python error when obj is not one. */
-static int rl_int64_from(PyObject* obj, const char* what, int64_t* out) {
-  if (!PyLong_Check(obj) || PyBool_Check(obj)) {
-    rl_raise_wrong_type(what, "int", obj);
-    return 0;
-  }
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-  if (overflow) {
-    char message[96];
-    snprintf(message, sizeof message, "%s: is out of the int64 range", what);
-    rl_raise(RL_E_INVALID_ARG, message);
-    return 0;
-  }
-  if (v == -1 && PyErr_Occurred()) return 0;
-  *out = (int64_t)v;
-  return 1;
-}
-
-/* (key, cost, timeout_us) into *req, its key borrowed from the tuple. */
-static int rl_request_from(PyObject* obj, rl_request* req) {
-  if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 3) {
-    PyErr_SetString(PyExc_TypeError, "request: must be a tuple (key, cost, timeout_us)");
-    return 0;
-  }
-  rl_request r = RL_REQUEST_INIT;
-  if (!rl_key_from(PyTuple_GET_ITEM(obj, 0), &r.key, &r.key_len)) return 0;
-  if (!rl_int64_from(PyTuple_GET_ITEM(obj, 1), "cost", &r.cost)) return 0;
-  if (!rl_int64_from(PyTuple_GET_ITEM(obj, 2), "timeout_us", &r.timeout_us)) return 0;
-  *req = r;
-  return 1;
-}
-
-/* A batch: a tuple copy of the sequence (so that no other thread can drop
- * its keys while the GIL is released) and the requests borrowing from it. */
-typedef struct rl_py_batch {
-  PyObject* items;
-  rl_request* requests;
-  rl_decision* decisions;
-  size_t count;
-} rl_py_batch;
-
-static int rl_batch_from(PyObject* obj, rl_py_batch* b) {
-  memset(b, 0, sizeof *b);
-  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
-    PyErr_SetString(PyExc_TypeError, "requests: must be a sequence of requests, not one key");
-    return 0;
-  }
-  b->items = PySequence_Tuple(obj);
-  if (!b->items) return 0;
-  size_t n = (size_t)PyTuple_GET_SIZE(b->items);
-  b->count = n;
-  if (n == 0) return 1; /* librl names the empty batch */
-  if (n > RL_MAX_BATCH) return 1; /* and the one too large: nothing is read */
-  b->requests = (rl_request*)calloc(n, sizeof(rl_request));
-  b->decisions = (rl_decision*)calloc(n, sizeof(rl_decision));
-  if (!b->requests || !b->decisions) {
-    PyErr_NoMemory();
-    return 0;
-  }
-  for (size_t i = 0; i < n; i++) {
-    if (!rl_request_from(PyTuple_GET_ITEM(b->items, i), &b->requests[i])) return 0;
-    rl_decision d = RL_DECISION_INIT;
-    b->decisions[i] = d;
-  }
-  return 1;
-}
-
-static void rl_batch_free(rl_py_batch* b) {
-  Py_XDECREF(b->items);
-  free(b->requests);
-  free(b->decisions);
-}
-
-static PyObject* rl_decision_list(const rl_decision* d, size_t n) {
-  PyObject* list = PyList_New((Py_ssize_t)n);
-  if (!list) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    PyObject* t = rl_decision_object(&d[i]);
-    if (!t) {
-      Py_DECREF(list);
-      return NULL;
-    }
-    PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-  }
-  return list;
-}
-
-/* A batch's results, each request's own: its Decision, or the exception
- * built from its status and message. */
-static PyObject* rl_result_list(const rl_decision* d, const rl_status* statuses,
-                                const char* const* messages, size_t n) {
-  PyObject* list = PyList_New((Py_ssize_t)n);
-  if (!list) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    PyObject* t = statuses[i] == RL_OK
-                      ? rl_decision_object(&d[i])
-                      : rl_make_exception(statuses[i], messages[i] ? messages[i] : "");
-    if (!t) {
-      Py_DECREF(list);
-      return NULL;
-    }
-    PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-  }
-  return list;
-}
-
-/* Py_IsFinalizing (3.13+; _Py_IsFinalizing before) is outside the limited
- * API, and one abi3 module meets both names: the one this Python has is
- * looked up when the module loads (rl_find_is_finalizing, %init). */
-static int (*rl_is_finalizing)(void) = NULL;
-
-static void rl_find_is_finalizing(void) {
-  rl_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
-  if (!rl_is_finalizing) rl_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
-}
-
-static int rl_interpreter_gone(void) {
-  return !Py_IsInitialized() || (rl_is_finalizing && rl_is_finalizing());
-}
-
-/* ---- completions: rl's thread -> the event loop ----
- * An asynchronous call carries an entry: its future (a strong reference,
- * taken with the GIL when the call starts) and room for its result. rl's
- * thread fills the entry and pushes it onto its loop's queue under a mutex,
- * without the GIL; only the push that finds the queue idle takes the GIL,
- * to call the queue's wake() (which schedules queue_drain on the loop with
- * call_soon_threadsafe). queue_drain, on the loop's thread, settles the
- * futures in order and drops them there: a burst of completions costs one
- * wake-up, and nothing a future holds is released on rl's thread. A future
- * already done (cancelled) is left as it is: each entry is still completed
- * exactly once, as rl completes each call exactly once. */
-typedef struct rl_py_queue rl_py_queue;
-
-typedef struct rl_py_entry {
-  struct rl_py_entry* next;
-  rl_py_queue* queue;
-  PyObject* fut;
-  rl_status status;
-  char* message; /* on failure */
-  int batch;     /* 1: decisions[count] is the payload, as a list; 2: with
-                    statuses and messages, one result per request */
-  size_t count;
-  rl_decision* decisions;
-  rl_status* statuses; /* batch 2 */
-  char** messages;     /* batch 2: NULL for a request that did not fail */
-  rl_decision one;
-} rl_py_entry;
-
-struct rl_py_queue {
-  pthread_mutex_t mu;
-  rl_py_entry* head;
-  rl_py_entry* tail;
-  int scheduled; /* a drain is on its way: pushes need not wake */
-  long refs;     /* the owner's, plus one per entry in flight (atomic) */
-  PyObject* wake;
-};
-
-static void rl_queue_unref(rl_py_queue* q) { /* with the GIL */
-  if (__atomic_sub_fetch(&q->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-    Py_XDECREF(q->wake);
-    pthread_mutex_destroy(&q->mu);
-    free(q);
-  }
-}
-
-static void rl_entry_free(rl_py_entry* e) { /* with the GIL */
-  rl_py_queue* q = e->queue;
-  Py_XDECREF(e->fut);
-  free(e->message);
-  free(e->decisions);
-  if (e->messages) {
-    for (size_t i = 0; i < e->count; i++) free(e->messages[i]);
-  }
-  free(e->messages);
-  free(e->statuses);
-  free(e);
-  rl_queue_unref(q);
-}
-
-/* Drops every queued entry unsettled (their loop is gone). With the GIL. */
-static void rl_queue_discard(rl_py_queue* q) {
-  pthread_mutex_lock(&q->mu);
-  rl_py_entry* e = q->head;
-  q->head = q->tail = NULL;
-  q->scheduled = 0;
-  pthread_mutex_unlock(&q->mu);
-  while (e) {
-    rl_py_entry* next = e->next;
-    rl_entry_free(e);
-    e = next;
-  }
-}
-
-static void rl_enqueue(rl_py_entry* e);
-
-static void rl_complete(rl_py_entry* e, rl_status status, const rl_decision* decisions, size_t count,
-                        const rl_error* err) {
-  e->status = status;
-  if (status != RL_OK) {
-    const char* m = rl_error_message(err);
-    e->message = strdup(m ? m : "");
-  } else if (e->batch) {
-    e->count = count;
-    e->decisions = (rl_decision*)malloc((count ? count : 1) * sizeof(rl_decision));
-    if (e->decisions) memcpy(e->decisions, decisions, count * sizeof(rl_decision));
-  } else if (decisions) {
-    e->one = *decisions;
-  }
-  rl_enqueue(e);
-}
-
-/* A batch with a result per request: copied out while the callback runs. A
- * copy that fails leaves decisions NULL, which settles as out of memory. */
-static void rl_complete_each(rl_py_entry* e, const rl_decision* decisions,
-                             const rl_status* statuses, const rl_error* const* errors,
-                             size_t count) {
-  e->status = RL_OK;
-  e->count = count;
-  size_t n = count ? count : 1;
-  e->decisions = (rl_decision*)malloc(n * sizeof(rl_decision));
-  e->statuses = (rl_status*)malloc(n * sizeof(rl_status));
-  e->messages = (char**)calloc(n, sizeof(char*));
-  if (e->decisions && e->statuses && e->messages) {
-    memcpy(e->decisions, decisions, count * sizeof(rl_decision));
-    memcpy(e->statuses, statuses, count * sizeof(rl_status));
-    for (size_t i = 0; i < count; i++) {
-      if (errors[i]) e->messages[i] = strdup(rl_error_message(errors[i]));
-    }
-  } else {
-    free(e->decisions);
-    e->decisions = NULL;
-  }
-  rl_enqueue(e);
-}
-
-/* Hands e to its loop's queue, waking the loop when the queue was idle. */
-static void rl_enqueue(rl_py_entry* e) {
-  rl_py_queue* q = e->queue;
-  pthread_mutex_lock(&q->mu);
-  e->next = NULL;
-  if (q->tail) {
-    q->tail->next = e;
-  } else {
-    q->head = e;
-  }
-  q->tail = e;
-  int wake = !q->scheduled;
-  q->scheduled = 1;
-  pthread_mutex_unlock(&q->mu);
-  if (!wake || rl_interpreter_gone()) return; /* a drain is coming, or nothing may run */
-  PyGILState_STATE gil = PyGILState_Ensure();
-  rl_in_completion = 1;
-  PyObject* r = q->wake ? PyObject_CallNoArgs(q->wake) : NULL;
-  if (r) {
-    Py_DECREF(r);
-  } else {
-    PyErr_Clear(); /* the loop is closed or gone: nobody awaits these futures */
-    rl_queue_discard(q);
-  }
-  rl_in_completion = 0;
-  PyGILState_Release(gil);
-}
-
-static void rl_on_complete(void* user_data, rl_status status, const rl_decision* decision,
-                           const rl_error* err) {
-  rl_complete((rl_py_entry*)user_data, status, decision, 1, err);
-}
-
-static void rl_on_batch_complete(void* user_data, rl_status status, const rl_decision* decisions,
-                                 size_t count, const rl_error* err) {
-  rl_complete((rl_py_entry*)user_data, status, decisions, count, err);
-}
-
-static void rl_on_batch_each_complete(void* user_data, const rl_decision* decisions,
-                                      const rl_status* statuses, const rl_error* const* errors,
-                                      size_t count) {
-  rl_complete_each((rl_py_entry*)user_data, decisions, statuses, errors, count);
-}
-
-/* A new entry for a call about to start on q (with the GIL). */
-static rl_py_entry* rl_entry_new(rl_py_queue* q, PyObject* fut, int batch) {
-  if (!q) {
-    PyErr_SetString(PyExc_TypeError, "queue: is NULL");
-    return NULL;
-  }
-  rl_py_entry* e = (rl_py_entry*)calloc(1, sizeof *e);
-  if (!e) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  e->queue = q;
-  e->fut = fut;
-  e->batch = batch;
-  Py_INCREF(fut);
-  __atomic_add_fetch(&q->refs, 1, __ATOMIC_ACQ_REL);
-  return e;
-}
-
-/* The status of a call that did not start: its entry goes at once. */
-static rl_status rl_started(rl_status s, rl_py_entry* e) {
-  if (s != RL_OK) rl_entry_free(e);
-  return s;
-}
-
-static PyObject* rl_settle(PyObject* fut, rl_py_entry* e) {
-  PyObject* done = PyObject_CallMethod(fut, "done", NULL);
-  if (!done) return NULL;
-  int is_done = PyObject_IsTrue(done);
-  Py_DECREF(done);
-  if (is_done) Py_RETURN_NONE; /* cancelled while rl worked */
-  PyObject* payload;
-  const char* method = "set_result";
-  if (e->status != RL_OK) {
-    payload = rl_make_exception(e->status, e->message ? e->message : "");
-    method = "set_exception";
-  } else if (e->batch == 2) {
-    payload = e->decisions ? rl_result_list(e->decisions, e->statuses,
-                                            (const char* const*)e->messages, e->count)
-                           : PyErr_NoMemory();
-  } else if (e->batch) {
-    payload = e->decisions ? rl_decision_list(e->decisions, e->count) : PyErr_NoMemory();
-  } else {
-    payload = rl_decision_object(&e->one);
-  }
-  if (!payload) { /* out of memory building it: the future fails with that */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    if (!value) return NULL;
-    payload = value;
-    method = "set_exception";
-  }
-  PyObject* r = PyObject_CallMethod(fut, method, "O", payload);
-  Py_DECREF(payload);
-  return r;
-}
-
-/* A blocking call through rl_limiter_call_async, for what has no blocking
- * form with a request (reset with a per-call deadline): waits, without the
- * GIL, for its one completion. */
-typedef struct rl_py_waiter {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-  rl_status status;
-  char* message;
-} rl_py_waiter;
-
-static void rl_on_wait_complete(void* user_data, rl_status status, const rl_decision* decision,
-                                const rl_error* err) {
-  rl_py_waiter* w = (rl_py_waiter*)user_data;
-  pthread_mutex_lock(&w->mu);
-  w->status = status;
-  if (status != RL_OK) {
-    const char* m = rl_error_message(err);
-    w->message = strdup(m ? m : "");
-  }
-  w->done = 1;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-}
-
-static void rl_wait_capsule_free(PyObject* capsule) {
-  rl_wait_free((rl_wait*)PyCapsule_GetPointer(capsule, "rl_wait"));
-}
-
-static void* rl_free_store_thread(void* store) {
-  rl_store_free((rl_store*)store);
-  return NULL;
-}
+#include "native_support.h"
 %}
 
 /* ---- errors: every rl_error **err is hidden and raised ---- */
@@ -518,7 +34,7 @@ static void* rl_free_store_thread(void* store) {
   if (*$1) {
     Py_XDECREF($result);
     $result = NULL;
-    rl_raise(rl_error_status(*$1), rl_error_message(*$1));
+    rl_py_raise(rl_error_status(*$1), rl_error_message(*$1));
     rl_error_free(*$1);
     SWIG_fail;
   }
@@ -536,21 +52,21 @@ static void* rl_free_store_thread(void* store) {
 
 /* ---- keys ---- */
 %typemap(in) (const char* key, size_t key_len) {
-  if (!rl_key_from($input, (const char**)&$1, &$2)) SWIG_fail;
+  if (!rl_py_key_from($input, (const char**)&$1, &$2)) SWIG_fail;
 }
 
 /* ---- requests ---- */
 %typemap(in) const rl_request* request (rl_request temp) {
-  if (!rl_request_from($input, &temp)) SWIG_fail;
+  if (!rl_py_request_from($input, &temp)) SWIG_fail;
   $1 = &temp;
 }
-%typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, 0}) {
+%typemap(in) (const rl_request* requests, size_t count) (rl_py_batch batch = {NULL, NULL, NULL, NULL, NULL, 0}) {
   /* on failure the freearg typemap below frees what was made */
-  if (!rl_batch_from($input, &batch)) SWIG_fail;
+  if (!rl_py_batch_from($input, &batch)) SWIG_fail;
   $1 = batch.requests;
   $2 = batch.count;
 }
-%typemap(freearg) (const rl_request* requests, size_t count) { rl_batch_free(&batch$argnum); }
+%typemap(freearg) (const rl_request* requests, size_t count) { rl_py_batch_free(&batch$argnum); }
 
 /* ---- decisions ---- */
 %typemap(in, numinputs=0) rl_decision* decision (rl_decision temp) {
@@ -561,7 +77,7 @@ static void* rl_free_store_thread(void* store) {
 %typemap(argout) rl_decision* decision {
   if (result == RL_OK) {
     Py_XDECREF($result);
-    $result = rl_decision_object($1);
+    $result = rl_py_decision($1);
     if (!$result) SWIG_fail;
   }
 }
@@ -571,7 +87,28 @@ static void* rl_free_store_thread(void* store) {
 %typemap(argout) rl_decision* decisions {
   if (result == RL_OK) {
     Py_XDECREF($result);
-    $result = rl_decision_list($1, batch2.count);
+    $result = rl_py_decision_list($1, batch2.count);
+    if (!$result) SWIG_fail;
+  }
+}
+
+/* rl_limiter_acquire_batch_each: a list with each request's Decision, or its
+ * exception in its place; the room for them is the batch's too. */
+%typemap(in, numinputs=0) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  $1 = NULL;
+  $2 = NULL;
+  $3 = NULL;
+}
+%typemap(check) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  if (!rl_py_batch_each_room(&batch2)) SWIG_fail;
+  $1 = batch2.decisions;
+  $2 = batch2.statuses;
+  $3 = batch2.errors;
+}
+%typemap(argout) (rl_decision* decisions, rl_status* statuses, rl_error** errors) {
+  if (result == RL_OK) {
+    Py_XDECREF($result);
+    $result = rl_py_result_list(&batch2);
     if (!$result) SWIG_fail;
   }
 }
@@ -580,7 +117,7 @@ static void* rl_free_store_thread(void* store) {
 %typemap(in) (const char* text, size_t length) {
   Py_ssize_t n = 0;
   if (!PyUnicode_Check($input)) {
-    rl_raise_wrong_type("text", "str", $input);
+    rl_py_raise_wrong_type("text", "str", $input);
     SWIG_fail;
   }
   $1 = (char*)PyUnicode_AsUTF8AndSize($input, &n);
@@ -593,12 +130,13 @@ static void* rl_free_store_thread(void* store) {
 %typemap(argout) rl_wait** out {
   if (result == RL_OK) {
     Py_XDECREF($result);
-    $result = PyCapsule_New(*$1, "rl_wait", rl_wait_capsule_free);
-    if (!$result) {
-      rl_wait_free(*$1);
-      SWIG_fail;
-    }
+    $result = rl_py_wait_capsule(*$1);
+    if (!$result) SWIG_fail;
   }
+}
+%typemap(in) rl_wait* wait {
+  $1 = rl_py_wait_of($input);
+  if (!$1) SWIG_fail;
 }
 
 /* ---- handles out of constructors ---- */
@@ -617,38 +155,149 @@ static void* rl_free_store_thread(void* store) {
   }
 }
 
-/* ---- what the package does not use from rl.h, or uses through the
- *      helpers below ---- */
+/* ---- the limits of a limiter: a list of (limit, window_us, burst) ---- */
+%typemap(in, numinputs=0) (rl_limit_info* out, size_t capacity) (rl_limit_info temp[8]) {
+  $1 = temp;
+  $2 = 8; /* rl_limiter_limits: 1 to 8 */
+}
+%typemap(argout) (rl_limit_info* out, size_t capacity) {
+  size_t n = result < $2 ? result : $2;
+  PyObject* list = PyList_New((Py_ssize_t)n);
+  if (!list) SWIG_fail;
+  for (size_t i = 0; i < n; i++) {
+    PyObject* item = Py_BuildValue("(LLL)", (long long)$1[i].limit, (long long)$1[i].window_us,
+                                   (long long)$1[i].burst);
+    if (!item) {
+      Py_DECREF(list);
+      SWIG_fail;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+  }
+  Py_XDECREF($result);
+  $result = list;
+}
+
+/* ---- rl_headers_render(name, limits, decision) -> [RateLimit-Policy,
+ *      RateLimit, Retry-After], each a str or None where it is not sent;
+ *      the limits as rl_limiter_limits gives them, the decision a tuple
+ *      (allowed, remaining, retry_after_us, reset_after_us, limit_index,
+ *      source) ---- */
+%typemap(in) (const rl_limit_info* limits, size_t limit_count) (rl_limit_info temp[8]) {
+  Py_ssize_t n = PySequence_Size($input);
+  if (n < 0) SWIG_fail;
+  if (n > 8) n = 8;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* item = PySequence_GetItem($input, i);
+    long long limit = 0, window_us = 0, burst = 0;
+    const int ok = item && PyArg_ParseTuple(item, "LLL", &limit, &window_us, &burst);
+    Py_XDECREF(item);
+    if (!ok) SWIG_fail;
+    temp[i].limit = limit;
+    temp[i].window_us = window_us;
+    temp[i].burst = burst;
+  }
+  $1 = temp;
+  $2 = (size_t)n;
+}
+%typemap(in) const rl_decision* decision (rl_decision temp) {
+  rl_decision d = RL_DECISION_INIT;
+  int allowed = 0, limit_index = 0, source = 0;
+  long long remaining = 0, retry_after_us = 0, reset_after_us = 0;
+  if (!PyArg_ParseTuple($input, "iLLLii", &allowed, &remaining, &retry_after_us, &reset_after_us,
+                        &limit_index, &source)) {
+    SWIG_fail;
+  }
+  d.allowed = allowed ? 1 : 0;
+  d.remaining = remaining;
+  d.retry_after_us = retry_after_us;
+  d.reset_after_us = reset_after_us;
+  d.limit_index = limit_index;
+  d.source = source;
+  temp = d;
+  $1 = &temp;
+}
+%typemap(in, numinputs=0) (char** values, size_t count) (char* temp[RL_HEADER_COUNT]) {
+  for (int i = 0; i < RL_HEADER_COUNT; i++) temp[i] = NULL;
+  $1 = temp;
+  $2 = RL_HEADER_COUNT;
+}
+%typemap(argout) (char** values, size_t count) {
+  if (result == RL_OK) {
+    PyObject* list = PyList_New(RL_HEADER_COUNT);
+    if (!list) SWIG_fail;
+    for (int i = 0; i < RL_HEADER_COUNT; i++) {
+      PyObject* v = $1[i] ? PyUnicode_FromString($1[i]) : Py_None;
+      if (!v) {
+        Py_DECREF(list);
+        SWIG_fail;
+      }
+      if (v == Py_None) Py_INCREF(v);
+      PyList_SetItem(list, i, v);
+    }
+    Py_XDECREF($result);
+    $result = list;
+  }
+}
+%typemap(freearg) (char** values, size_t count) {
+  for (int i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(temp$argnum[i]);
+}
+/* For rl's shared header table test (tests/test_http_headers_table.py):
+ * the decision field by field. */
+%pythoncode %{
+def headers_render(name, limits, allowed, remaining, retry_after_us, reset_after_us, limit_index, source):
+    return rl_headers_render(
+        name, limits, (allowed, remaining, retry_after_us, reset_after_us, limit_index, source)
+    )
+%}
+
+/* ---- a store's statistics: rl_store_stats, its counter arrays tuples ---- */
+%typemap(out) uint64_t [ANY] {
+  $result = PyTuple_New($1_dim0);
+  if (!$result) SWIG_fail;
+  for (Py_ssize_t i = 0; i < $1_dim0; i++) {
+    PyObject* v = PyLong_FromUnsignedLongLong($1[i]);
+    if (!v) {
+      Py_DECREF($result);
+      $result = NULL;
+      SWIG_fail;
+    }
+    PyTuple_SetItem($result, i, v);
+  }
+}
+
+/* ---- rl_config_describe: (name, description), None past the last ---- */
+%typemap(in, numinputs=0) const char** description (const char* temp = NULL) { $1 = ($1_ltype)&temp; }
+%typemap(argout) const char** description {
+  if (result) {
+    Py_XDECREF($result);
+    $result = Py_BuildValue("(ss)", result, *$1 ? *$1 : "");
+    if (!$result) SWIG_fail;
+  }
+}
+
+/* ---- strings rl allocates: a str, the C string freed ---- */
+%newobject rl_store_metrics;
+%typemap(newfree) char* "rl_string_free($1);";
+
+/* ---- what the package does not use from rl.h, or uses through
+ *      native_support.c ---- */
 %ignore rl_request;
 %ignore rl_decision;
-%ignore rl_store_info;
-%ignore rl_store_stats;
 %ignore rl_limit_info;
 %ignore rl_error_status;
 %ignore rl_error_message;
 %ignore rl_error_free;
-%ignore rl_config_describe;
 %ignore rl_store_free;
-%ignore rl_store_describe;
-%ignore rl_store_get_stats;
 %ignore rl_store_format_metrics;
-%ignore rl_store_metrics;
 %ignore rl_string_free;
-%ignore rl_limiter_limits;
-%ignore rl_headers_render;
 %ignore rl_limiter_call_async;
 %ignore rl_limiter_acquire_async;
 %ignore rl_limiter_acquire_wait_async;
 %ignore rl_limiter_acquire_wait_start;
-%ignore rl_wait_cancel;
 %ignore rl_wait_free;
 %ignore rl_request_init;
 %ignore rl_decision_init;
-%ignore rl_store_info_init;
-%ignore rl_store_stats_init;
-%ignore rl_setting_info_init;
 %ignore rl_limiter_acquire_batch_async;
-%ignore rl_limiter_acquire_batch_each;
 %ignore rl_limiter_acquire_batch_each_async;
 
 /* The calls that may wait for I/O or for other threads run without the GIL. */
@@ -661,413 +310,16 @@ static void* rl_free_store_thread(void* store) {
 %thread rl_limiter_reset;
 %thread rl_limiter_acquire_wait;
 %thread rl_limiter_acquire_batch;
+%thread rl_limiter_acquire_batch_each;
 
 #define RL_API
+/* rl fills the structs the package passes it (their version set by their
+ * rl_*_init); Python only reads their fields. */
+%immutable;
 %include "rl/rl.h"
-
-%inline %{
-/* Installs the callable that turns (status, message) into an exception. */
-void set_error_factory(PyObject* factory) {
-  Py_XINCREF(factory);
-  Py_XDECREF(rl_error_factory);
-  rl_error_factory = factory;
-}
-
-/* Makes every decision an instance of cls, built field by field: cls must
- * have exactly the slots named in fields (in rl_decision_object's order),
- * each an object slot; sources maps rl_source values to their objects.
- * Raises TypeError (and changes nothing) otherwise. */
-PyObject* set_decision_type(PyObject* cls, PyObject* fields, PyObject* sources) {
-  if (!PyType_Check(cls) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != RL_DECISION_FIELDS ||
-      !PyTuple_Check(sources) || PyTuple_GET_SIZE(sources) < 1) {
-    PyErr_SetString(PyExc_TypeError, "set_decision_type(cls, 8 field names, sources tuple)");
-    return NULL;
-  }
-  /* The limited API does not show a member descriptor's offset: each field
-   * of a fresh instance is set to a marker of its own (its name) the way
-   * object.__setattr__ does, through the slot's descriptor, and the marker
-   * must then be found at exactly one pointer-sized place of the instance. */
-  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)cls, Py_tp_alloc);
-  PyObject* size = PyObject_GetAttrString(cls, "__basicsize__");
-  Py_ssize_t basicsize = size ? PyLong_AsSsize_t(size) : -1;
-  Py_XDECREF(size);
-  if (!alloc || basicsize < 0) return NULL;
-  PyObject* probe = alloc((PyTypeObject*)cls, 0);
-  if (!probe) return NULL;
-  Py_ssize_t offsets[RL_DECISION_FIELDS];
-  for (int i = 0; i < RL_DECISION_FIELDS; i++) {
-    PyObject* name = PyTuple_GET_ITEM(fields, i);
-    if (!name || PyObject_GenericSetAttr(probe, name, name) < 0) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "set_decision_type: field %d is not an object slot", i);
-      Py_DECREF(probe);
-      return NULL;
-    }
-    int found = 0;
-    for (Py_ssize_t at = (Py_ssize_t)sizeof(PyObject); at + (Py_ssize_t)sizeof(PyObject*) <= basicsize;
-         at += (Py_ssize_t)sizeof(PyObject*)) {
-      if (*(PyObject**)((char*)probe + at) == name) {
-        offsets[i] = at;
-        found++;
-      }
-    }
-    if (found != 1) {
-      PyErr_Format(PyExc_TypeError, "set_decision_type: field %d is not an object slot", i);
-      Py_DECREF(probe);
-      return NULL;
-    }
-  }
-  Py_DECREF(probe);
-  memcpy(rl_decision_offsets, offsets, sizeof offsets);
-  Py_INCREF(cls);
-  Py_INCREF(sources);
-  PyTypeObject* old_type = rl_decision_type;
-  PyObject* old_sources = rl_sources;
-  rl_decision_type = (PyTypeObject*)cls;
-  rl_decision_alloc = alloc;
-  rl_sources = sources;
-  Py_XDECREF(old_type);
-  Py_XDECREF(old_sources);
-  Py_RETURN_NONE;
-}
-
-/* Closes and frees store. From a completion (a garbage collection that ran
- * on rl's thread) rl_store_free would wait for itself: another thread
- * frees it then. */
-void store_free(rl_store* store) {
-  if (!store) return;
-  if (rl_in_completion) {
-    pthread_t t;
-    if (pthread_create(&t, NULL, rl_free_store_thread, store) == 0) pthread_detach(t);
-    return; /* no thread: leak rather than deadlock */
-  }
-  Py_BEGIN_ALLOW_THREADS rl_store_free(store);
-  Py_END_ALLOW_THREADS
-}
-
-/* (in_process, manual_clock, scheme, decides_with): decides_with is None
- * for memory://, else (script_mode, lua_mode, module_nodes, lua_nodes). */
-PyObject* store_describe(const rl_store* store) {
-  rl_store_info info = RL_STORE_INFO_INIT;
-  rl_error* err = NULL;
-  if (rl_store_describe(store, &info, &err) != RL_OK) {
-    rl_raise(rl_error_status(err), rl_error_message(err));
-    rl_error_free(err);
-    return NULL;
-  }
-  PyObject* with;
-  if (info.script_mode) {
-    with = Py_BuildValue("(ssII)", info.script_mode, info.lua_mode ? info.lua_mode : "",
-                         (unsigned int)info.module_nodes, (unsigned int)info.lua_nodes);
-    if (!with) return NULL;
-  } else {
-    Py_INCREF(Py_None);
-    with = Py_None;
-  }
-  return Py_BuildValue("(NNsN)", PyBool_FromLong(info.in_process), PyBool_FromLong(info.manual_clock),
-                       info.scheme ? info.scheme : "", with);
-}
-
-/* (breaker_state, breaker_opened, allowed[4], denied[4], failures[16],
- *  round_trips, (p50, p95, p99, max) us) */
-PyObject* store_stats(rl_store* store) {
-  rl_store_stats s;
-  memset(&s, 0, sizeof s);
-  s.version = RL_STORE_STATS_VERSION;
-  rl_error* err = NULL;
-  if (rl_store_get_stats(store, &s, &err) != RL_OK) {
-    rl_raise(rl_error_status(err), rl_error_message(err));
-    rl_error_free(err);
-    return NULL;
-  }
-  PyObject* allowed = PyTuple_New(4);
-  PyObject* denied = PyTuple_New(4);
-  PyObject* failures = PyTuple_New(16);
-  if (!allowed || !denied || !failures) {
-    Py_XDECREF(allowed);
-    Py_XDECREF(denied);
-    Py_XDECREF(failures);
-    return NULL;
-  }
-  for (int i = 0; i < 4; i++) {
-    PyTuple_SET_ITEM(allowed, i, PyLong_FromUnsignedLongLong(s.allowed[i]));
-    PyTuple_SET_ITEM(denied, i, PyLong_FromUnsignedLongLong(s.denied[i]));
-  }
-  for (int i = 0; i < 16; i++) PyTuple_SET_ITEM(failures, i, PyLong_FromUnsignedLongLong(s.failures[i]));
-  return Py_BuildValue("(iKNNNK(LLLL))", (int)s.breaker_state, (unsigned long long)s.breaker_opened,
-                       allowed, denied, failures, (unsigned long long)s.round_trips,
-                       (long long)s.round_trip_p50_us, (long long)s.round_trip_p95_us,
-                       (long long)s.round_trip_p99_us, (long long)s.round_trip_max_us);
-}
-
-/* The Prometheus text of rl_store_metrics. */
-PyObject* store_metrics(rl_store* store) {
-  char* text = rl_store_metrics(store);
-  if (!text) return PyErr_NoMemory();
-  PyObject* out = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
-  rl_string_free(text);
-  return out;
-}
-
-/* [(limit, window_us, burst)] */
-PyObject* limiter_limits(const rl_limiter* limiter) {
-  rl_limit_info infos[8];
-  size_t n = rl_limiter_limits(limiter, infos, 8);
-  if (n > 8) n = 8;
-  PyObject* list = PyList_New((Py_ssize_t)n);
-  if (!list) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    PyList_SET_ITEM(list, (Py_ssize_t)i,
-                    Py_BuildValue("(LLL)", (long long)infos[i].limit, (long long)infos[i].window_us,
-                                  (long long)infos[i].burst));
-  }
-  return list;
-}
-
-/* rl_headers_render for a decision given field by field, the limits as
- * limiter_limits gives them: [RateLimit-Policy, RateLimit, Retry-After]
- * (rl_header's order), each a str or None where the field is not sent. */
-PyObject* headers_render(const char* name, PyObject* limits, int allowed, int64_t remaining,
-                         int64_t retry_after_us, int64_t reset_after_us, int limit_index,
-                         int source, rl_error** err) {
-  rl_limit_info infos[8];
-  Py_ssize_t n = PySequence_Size(limits);
-  if (n < 0) return NULL;
-  if (n > 8) n = 8;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject* item = PySequence_GetItem(limits, i);
-    long long limit = 0, window_us = 0, burst = 0;
-    const int ok = item && PyArg_ParseTuple(item, "LLL", &limit, &window_us, &burst);
-    Py_XDECREF(item);
-    if (!ok) return NULL;
-    infos[i].limit = limit;
-    infos[i].window_us = window_us;
-    infos[i].burst = burst;
-  }
-  rl_decision d = RL_DECISION_INIT;
-  d.allowed = allowed ? 1 : 0;
-  d.remaining = remaining;
-  d.retry_after_us = retry_after_us;
-  d.reset_after_us = reset_after_us;
-  d.limit_index = limit_index;
-  d.source = source;
-  char* values[RL_HEADER_COUNT] = {NULL, NULL, NULL};
-  if (rl_headers_render(name, infos, (size_t)n, &d, values, RL_HEADER_COUNT, err) != RL_OK) {
-    Py_INCREF(Py_None); /* the rl_error** typemap raises *err and drops this */
-    return Py_None;
-  }
-  PyObject* out = PyList_New(RL_HEADER_COUNT);
-  for (int i = 0; i < RL_HEADER_COUNT; i++) {
-    PyObject* v = NULL;
-    if (out && values[i]) {
-      v = PyUnicode_FromString(values[i]);
-    } else if (out) {
-      v = Py_None;
-      Py_INCREF(v);
-    }
-    rl_string_free(values[i]);
-    if (out && (!v || PyList_SetItem(out, i, v) < 0)) {
-      Py_DECREF(out);
-      out = NULL;
-    }
-  }
-  return out;
-}
-
-/* [(name, description)] of every setting librl knows. */
-PyObject* settings() {
-  PyObject* list = PyList_New(0);
-  if (!list) return NULL;
-  for (size_t i = 0;; i++) {
-    const char* description = NULL;
-    const char* name = rl_config_describe(i, &description);
-    if (!name) break;
-    PyObject* item = Py_BuildValue("(ss)", name, description ? description : "");
-    if (!item || PyList_Append(list, item) < 0) {
-      Py_XDECREF(item);
-      Py_DECREF(list);
-      return NULL;
-    }
-    Py_DECREF(item);
-  }
-  return list;
-}
-
-/* A completion queue for one event loop (see "completions" above). */
-rl_py_queue* queue_new(void) {
-  rl_py_queue* q = (rl_py_queue*)calloc(1, sizeof *q);
-  if (!q) {
-    PyErr_NoMemory();
-    return NULL;
-  }
-  pthread_mutex_init(&q->mu, NULL);
-  q->refs = 1;
-  return q;
-}
-
-/* wake(): called with the GIL on rl's thread when a completion finds q idle;
- * it must schedule queue_drain(q) on the loop (and raise if it cannot). */
-void queue_set_wake(rl_py_queue* q, PyObject* wake) {
-  Py_INCREF(wake);
-  PyObject* old = q->wake;
-  q->wake = wake;
-  Py_XDECREF(old);
-}
-
-/* The owner lets go of q; it is freed when its last call has completed. */
-void queue_release(rl_py_queue* q) {
-  if (!q) return;
-  pthread_mutex_lock(&q->mu);
-  PyObject* wake = q->wake;
-  q->wake = NULL;
-  pthread_mutex_unlock(&q->mu);
-  Py_XDECREF(wake);
-  rl_queue_unref(q);
-}
-
-/* Settles the futures of every completion queued on q, in order. On the
- * loop's thread. An error settling one (the loop being torn down) is
- * reported as unraisable; the others still settle. */
-void queue_drain(rl_py_queue* q) {
-  pthread_mutex_lock(&q->mu);
-  rl_py_entry* e = q->head;
-  q->head = q->tail = NULL;
-  q->scheduled = 0;
-  pthread_mutex_unlock(&q->mu);
-  while (e) {
-    rl_py_entry* next = e->next;
-    PyObject* r = rl_settle(e->fut, e);
-    if (r) {
-      Py_DECREF(r);
-    } else {
-      PyErr_WriteUnraisable(e->fut);
-    }
-    rl_entry_free(e);
-    e = next;
-  }
-}
-
-/* rl_limiter_call_async(op) waited for: None, or raises its failure. */
-PyObject* call_blocking(rl_limiter* limiter, int op, const rl_request* request) {
-  rl_py_waiter w;
-  memset(&w, 0, sizeof w);
-  pthread_mutex_init(&w.mu, NULL);
-  pthread_cond_init(&w.cv, NULL);
-  rl_error* err = NULL;
-  rl_status s;
-  Py_BEGIN_ALLOW_THREADS s = rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_wait_complete, &w, &err);
-  if (s == RL_OK) {
-    pthread_mutex_lock(&w.mu);
-    while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-    pthread_mutex_unlock(&w.mu);
-  }
-  Py_END_ALLOW_THREADS
-  pthread_cond_destroy(&w.cv);
-  pthread_mutex_destroy(&w.mu);
-  if (s != RL_OK) {
-    rl_raise(rl_error_status(err), rl_error_message(err));
-    rl_error_free(err);
-    return NULL;
-  }
-  if (w.status != RL_OK) {
-    rl_raise(w.status, w.message ? w.message : "");
-    free(w.message);
-    return NULL;
-  }
-  Py_RETURN_NONE;
-}
-
-/* rl_limiter_call_async: fut gets the Decision (None for RL_OP_RESET) or
- * the exception through q. Raises, and leaves fut alone, when the call
- * does not start. */
-rl_status call_async(rl_limiter* limiter, int op, const rl_request* request, rl_py_queue* q,
-                     PyObject* fut, rl_error** err) {
-  rl_py_entry* e = rl_entry_new(q, fut, 0);
-  if (!e) return RL_E_NO_MEMORY;
-  return rl_started(rl_limiter_call_async(limiter, (rl_op)op, request, rl_on_complete, e, err), e);
-}
-
-/* rl_limiter_acquire_wait_start, completing fut as call_async does; returns
- * the wait, for cancel_wait. */
-rl_status acquire_wait_async(rl_limiter* limiter, const rl_request* request, int64_t timeout_us,
-                             rl_py_queue* q, PyObject* fut, rl_wait** out, rl_error** err) {
-  rl_py_entry* e = rl_entry_new(q, fut, 0);
-  if (!e) return RL_E_NO_MEMORY;
-  return rl_started(
-      rl_limiter_acquire_wait_start(limiter, request, timeout_us, rl_on_complete, e, out, err), e);
-}
-
-/* rl_wait_cancel on a wait of acquire_wait_async: librl ends it and
- * refunds an admission nobody took, once. */
-PyObject* cancel_wait(PyObject* wait) {
-  rl_wait* w = (rl_wait*)PyCapsule_GetPointer(wait, "rl_wait");
-  if (!w) return NULL;
-  rl_wait_cancel(w);
-  Py_RETURN_NONE;
-}
-
-/* rl_limiter_acquire_batch_async: fut gets the list of Decisions. */
-rl_status acquire_batch_async(rl_limiter* limiter, const rl_request* requests, size_t count,
-                              rl_py_queue* q, PyObject* fut, rl_error** err) {
-  rl_py_entry* e = rl_entry_new(q, fut, 1);
-  if (!e) return RL_E_NO_MEMORY;
-  return rl_started(
-      rl_limiter_acquire_batch_async_versioned(limiter, requests, count, RL_DECISION_VERSION,
-                                               rl_on_batch_complete, e, err), e);
-}
-
-/* rl_limiter_acquire_batch_each without the GIL: a list with each
- * request's Decision, or its exception in its place. A malformed batch
- * raises. */
-PyObject* acquire_batch_each(rl_limiter* limiter, const rl_request* requests, size_t count) {
-  /* librl refuses 0 and more than RL_MAX_BATCH before reading any array */
-  size_t n = count == 0 || count > RL_MAX_BATCH ? 1 : count;
-  rl_decision* decisions = (rl_decision*)malloc(n * sizeof(rl_decision));
-  rl_status* statuses = (rl_status*)malloc(n * sizeof(rl_status));
-  rl_error** errors = (rl_error**)calloc(n, sizeof(rl_error*));
-  char** messages = (char**)calloc(n, sizeof(char*));
-  PyObject* list = NULL;
-  if (!decisions || !statuses || !errors || !messages) {
-    PyErr_NoMemory();
-  } else {
-    rl_decision init = RL_DECISION_INIT;
-    for (size_t i = 0; i < n; i++) decisions[i] = init;
-    rl_error* err = NULL;
-    rl_status s;
-    Py_BEGIN_ALLOW_THREADS s = rl_limiter_acquire_batch_each(limiter, requests, count, decisions,
-                                                             statuses, errors, &err);
-    Py_END_ALLOW_THREADS
-    if (s != RL_OK) {
-      rl_raise(s, rl_error_message(err));
-      rl_error_free(err);
-    } else {
-      for (size_t i = 0; i < count; i++) {
-        if (errors[i]) messages[i] = (char*)rl_error_message(errors[i]);
-      }
-      list = rl_result_list(decisions, statuses, (const char* const*)messages, count);
-      for (size_t i = 0; i < count; i++) rl_error_free(errors[i]);
-    }
-  }
-  free(decisions);
-  free(statuses);
-  free(errors);
-  free(messages);
-  return list;
-}
-
-/* rl_limiter_acquire_batch_each_async: fut gets the list that
- * acquire_batch_each returns. */
-rl_status acquire_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
-                                   rl_py_queue* q, PyObject* fut, rl_error** err) {
-  rl_py_entry* e = rl_entry_new(q, fut, 2);
-  if (!e) return RL_E_NO_MEMORY;
-  return rl_started(rl_limiter_acquire_batch_each_async(limiter, requests, count,
-                                                        RL_DECISION_VERSION,
-                                                        rl_on_batch_each_complete, e, err),
-                    e);
-}
-%}
+%mutable;
+%include "native_support.h"
 
 %init %{
-  rl_find_is_finalizing();
+  rl_py_support_init();
 %}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any, Dict
 
 from .decision import Source
 from . import native
@@ -38,13 +38,18 @@ class StoreStats:
     round_trips: RoundTrips
 
 
-def from_native(raw: Tuple[Any, ...]) -> StoreStats:
-    state, opened, allowed, denied, failures, trips, quantiles = raw
+def of_store(handle: Any) -> StoreStats:
+    """A store's statistics (rl_store_get_stats)."""
+    s = native.rl_store_stats()
+    native.rl_store_stats_init(s, native.RL_STORE_STATS_VERSION)
+    native.rl_store_get_stats(handle, s)
+    state, allowed, denied, failures = s.breaker_state, s.allowed, s.denied, s.failures
+    quantiles = (s.round_trip_p50_us, s.round_trip_p95_us, s.round_trip_p99_us, s.round_trip_max_us)
     return StoreStats(
         healthy=state == 0,
         breaker=native.rl_breaker_state_name(state) or f"state_{state}",
-        breaker_opened=opened,
+        breaker_opened=s.breaker_opened,
         decisions={source: Verdicts(allowed[i], denied[i]) for i, source in enumerate(Source)},
         failures={name: failures[code] for code, name in STATUS_NAMES.items() if code != 0},
-        round_trips=RoundTrips(trips, *(us / 1_000_000 for us in quantiles)),
+        round_trips=RoundTrips(s.round_trips, *(us / 1_000_000 for us in quantiles)),
     )

@@ -12,7 +12,7 @@ from ._text import c_text, setting_text
 from .errors import InvalidArgumentError
 from .limiter import Limiter, make_config
 from .stats import StoreStats
-from .stats import from_native as _stats
+from .stats import of_store as _stats
 
 
 class DecidesWith(NamedTuple):
@@ -37,16 +37,16 @@ class Store:
         #: (rl_store_display_url): the password and every secret setting
         #: (sentinel_password) replaced by ``***``.
         self.url: str = native.rl_store_display_url(handle)
-        in_process, manual_clock, scheme, _ = native.store_describe(handle)
+        info = _describe(handle)
         #: True for a store whose state lives in this process (memory://).
-        self.in_process: bool = in_process
+        self.in_process: bool = bool(info.in_process)
         #: True when opened with clock=manual (time moves only by clock_set/clock_advance).
-        self.manual_clock: bool = manual_clock
+        self.manual_clock: bool = bool(info.manual_clock)
         #: "memory" or "redis".
-        self.scheme: str = scheme
+        self.scheme: str = info.scheme or ""
         # librl says whether the store waits for I/O (in_process: memory://);
         # one that never does answers its async calls on the caller's thread.
-        self._inline = inline and in_process
+        self._inline = inline and self.in_process
         self._finalizer = weakref.finalize(self, native.store_free, handle)
         self._limiters: "weakref.WeakSet[Limiter]" = weakref.WeakSet()
         _live_stores.add(self)
@@ -112,7 +112,7 @@ class Store:
     # -- health and metrics --
     def stats(self) -> StoreStats:
         """What the store has done since it opened; works after close()."""
-        return _stats(native.store_stats(self._handle))
+        return _stats(self._handle)
 
     def is_healthy(self) -> bool:
         """True while the circuit breaker is closed (always for memory://)."""
@@ -123,12 +123,17 @@ class Store:
         the script_mode setting, what the Lua code goes as, and under
         script_mode=auto the nodes seen deciding with rl's Redis module and
         with the Lua code, which grow as calls reach them. None for memory://."""
-        with_ = native.store_describe(self._handle)[3]
-        return None if with_ is None else DecidesWith(*with_)
+        info = _describe(self._handle)
+        if info.script_mode is None:  # memory://
+            return None
+        return DecidesWith(info.script_mode, info.lua_mode or "", info.module_nodes, info.lua_nodes)
 
     def metrics(self) -> str:
         """The statistics in the Prometheus text format (version 0.0.4)."""
-        return native.store_metrics(self._handle)
+        text = native.rl_store_metrics(self._handle)
+        if text is None:
+            raise MemoryError("rl_store_metrics")
+        return text
 
     # -- lifetime --
     def close(self) -> None:
@@ -160,6 +165,13 @@ class Store:
 
     async def __aexit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _describe(handle: Any) -> Any:
+    info = native.rl_store_info()
+    native.rl_store_info_init(info, native.RL_STORE_INFO_VERSION)
+    native.rl_store_describe(handle, info)
+    return info
 
 
 _live_stores: "weakref.WeakSet[Store]" = weakref.WeakSet()
@@ -221,7 +233,12 @@ async def aopen(url: str, *, inline: bool = True, **settings: Any) -> Store:
 
 def settings() -> dict[str, str]:
     """Every setting librl knows, name to description (rl_config_describe)."""
-    return dict(native.settings())
+    out: dict[str, str] = {}
+    index = 0
+    while (setting := native.rl_config_describe(index)) is not None:
+        out[setting[0]] = setting[1]
+        index += 1
+    return out
 
 
 class SettingInfo(NamedTuple):
@@ -242,7 +259,7 @@ def setting_infos() -> list[SettingInfo]:
     out: list[SettingInfo] = []
     while True:
         info = native.rl_setting_info()
-        info.version = native.RL_SETTING_INFO_VERSION
+        native.rl_setting_info_init(info, native.RL_SETTING_INFO_VERSION)
         try:
             native.rl_setting_describe(len(out), info)
         except InvalidArgumentError:  # past the last setting
