@@ -1,7 +1,7 @@
 /*
  * rl_jni.c: the native layer of the Java binding, the methods of
  * dev.rl.Native over rl.h. It only moves values across: decisions travel as
- * long[] (7 per decision, see Native.java), failures as RateLimitException
+ * long[] (Native.DECISION_FIELDS per decision), failures as RateLimitException
  * (status, message), and asynchronous results complete a CompletableFuture
  * through Native.complete. Every JNI call that can throw is checked, and no
  * Java exception is left pending across an rl callback.
@@ -160,10 +160,14 @@ static char* utf8_arg(JNIEnv* env, jstring text, const char* what) {
 /* ------------------------------------------------------------------ */
 /* Values across */
 
-/* A Java byte[] key copied to C memory (freed with key_free). */
+/* A Java byte[] key copied to C memory, freed with key_free: every valid key
+ * (1 to RL_MAX_KEY_LEN bytes) fits in `small`, on the caller's stack, so the
+ * hot path has no malloc/free of its own; a longer one (which librl refuses,
+ * naming it) gets a buffer of its own. */
 typedef struct key_copy {
   char* bytes;
   size_t len;
+  char small[RL_MAX_KEY_LEN];
 } key_copy;
 
 static int key_get(JNIEnv* env, jbyteArray key, key_copy* out) {
@@ -173,7 +177,7 @@ static int key_get(JNIEnv* env, jbyteArray key, key_copy* out) {
   }
   jsize len = (*env)->GetArrayLength(env, key);
   out->len = (size_t)len;
-  out->bytes = malloc(out->len + 1); /* +1: a valid pointer for the empty key */
+  out->bytes = out->len <= sizeof out->small ? out->small : malloc(out->len);
   if (out->bytes == NULL) {
     throw_status(env, RL_E_NO_MEMORY, "out of memory copying a key");
     return 0;
@@ -183,7 +187,7 @@ static int key_get(JNIEnv* env, jbyteArray key, key_copy* out) {
 }
 
 static void key_free(key_copy* key) {
-  free(key->bytes);
+  if (key->bytes != key->small) free(key->bytes);
 }
 
 static void decision_put(jlong* out, const rl_decision* d) {
@@ -590,13 +594,20 @@ done:
   return out;
 }
 
-/* One call, blocking: op is an rl_op or OP_ACQUIRE_WAIT (with wait_us). */
-JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jlong limiter,
-                                                     jint op, jbyteArray key, jlong cost,
-                                                     jlong timeout_us, jlong wait_us) {
+/* One call, blocking: op is an rl_op or OP_ACQUIRE_WAIT (with wait_us). The
+ * decision's fields go into `out` (DECISION_FIELDS longs, allocated by the
+ * Java caller, where allocating is cheapest): one JNI call fewer than a new
+ * long[] made here, and no local reference. */
+JNIEXPORT void JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jlong limiter, jint op,
+                                               jbyteArray key, jlong cost, jlong timeout_us,
+                                               jlong wait_us, jlongArray out) {
   (void)cls;
+  if (out == NULL) {
+    throw_null(env, "out");
+    return;
+  }
   key_copy k;
-  if (!key_get(env, key, &k)) return NULL;
+  if (!key_get(env, key, &k)) return;
   rl_request request = request_of(&k, cost, timeout_us);
   rl_limiter* l = (rl_limiter*)(intptr_t)limiter;
   rl_decision decision = RL_DECISION_INIT;
@@ -613,8 +624,11 @@ JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_call(JNIEnv* env, jclass cls, jl
     default: status = RL_E_INVALID_ARG; break;
   }
   key_free(&k);
-  if (throw_if_failed(env, status, err)) return NULL;
-  return decisions_array(env, &decision, 1);
+  if (throw_if_failed(env, status, err)) return;
+  jlong fields[DECISION_FIELDS];
+  decision_put(fields, &decision);
+  /* ArrayIndexOutOfBoundsException pending when out is too short. */
+  (*env)->SetLongArrayRegion(env, out, 0, DECISION_FIELDS, fields);
 }
 
 /* One call, completing future on rl's thread. */

@@ -75,8 +75,12 @@ final class Native {
    */
   static native String[] headersRender(String name, long[] limits, long[] decision);
 
-  static native long[] call(
-      long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs);
+  /**
+   * One blocking call; its decision's {@link #DECISION_FIELDS} fields go into {@code out}, which
+   * the caller allocates (cheaper in Java than a new array made by the native layer).
+   */
+  static native void call(
+      long limiter, int op, byte[] key, long cost, long timeoutUs, long waitUs, long[] out);
 
   /** One rl_op (not a wait), completing future on rl's thread. */
   static native void callAsync(

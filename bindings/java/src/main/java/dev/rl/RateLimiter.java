@@ -281,12 +281,14 @@ public final class RateLimiter implements AutoCloseable {
    * the arguments (an allocation per call).
    */
   private Decision call(int op, byte[] key, long cost, long waitUs) {
+    long[] fields = new long[Native.DECISION_FIELDS];
     long limiter = handle.acquire();
     try {
-      return Decision.of(Native.call(limiter, op, key, cost, requestUs(op, waitUs), waitUs));
+      Native.call(limiter, op, key, cost, requestUs(op, waitUs), waitUs, fields);
     } finally {
       handle.release();
     }
+    return Decision.of(fields);
   }
 
   private CompletableFuture<long[]> callAsync(int op, byte[] key, long cost) {
