@@ -63,7 +63,7 @@ class Gate {
 
 constexpr size_t kCallers = 64;
 
-struct Run {
+struct Callers {
   Completions completions{kCallers};
   std::vector<int> got = std::vector<int>(kCallers, -1);
   std::vector<int> returns = std::vector<int>(kCallers, 0);
@@ -72,8 +72,9 @@ struct Run {
 
   // Caller i: wait_for; `held` callers stop at `gate` after handing their
   // completion over (before they could sleep); `throws` ones throw there.
-  void start(const std::function<bool(size_t)>& held, Gate* gate,
-             const std::function<bool(size_t)>& throws = [](size_t) { return false; }) {
+  void start(
+      const std::function<bool(size_t)>& held, Gate* gate,
+      const std::function<bool(size_t)>& throws = [](size_t) { return false; }) {
     for (size_t i = 0; i < kCallers; ++i) {
       threads.emplace_back([this, i, held, gate, throws] {
         const uint64_t before = SyncWake::wakes_made_here();
@@ -104,7 +105,7 @@ struct Run {
 auto none = [](size_t) { return false; };
 
 TEST(SyncWake, ABatchWakesOnlyItsFirstCallerAndEachGetsItsOwnResult) {
-  Run run;
+  Callers run;
   run.start(none, nullptr);
   auto& dones = run.completions.all();
   const uint64_t before = SyncWake::wakes_made_here();
@@ -128,7 +129,7 @@ TEST(SyncWake, ABatchWakesOnlyItsFirstCallerAndEachGetsItsOwnResult) {
 // completed before they went to sleep: each still wakes its subtree once
 // it gets to wait.
 TEST(SyncWake, ACallerNotAsleepYetStillWakesTheCallersItLeads) {
-  Run run;
+  Callers run;
   Gate gate;
   auto held = [](size_t i) { return i % 7 == 0 || i == 1 || i == 2; };
   run.start(held, &gate);
@@ -151,12 +152,12 @@ TEST(SyncWake, ACallerNotAsleepYetStillWakesTheCallersItLeads) {
 TEST(SyncWake, ACallerThatNeverWaitsLeavesNoneAsleep) {
   for (const bool gives_up_first : {true, false}) {
     SCOPED_TRACE(gives_up_first ? "gives up, then completed" : "completed, then gives up");
-    Run run;
+    Callers run;
     Gate gate;
-    auto throws = [](size_t i) { return i == 0 || i == 3; };
+    const std::function<bool(size_t)> throws = [](size_t i) { return i == 0 || i == 3; };
     // Those that give up first are not held; the others wait at the gate
     // until the batch has ended.
-    run.start(gives_up_first ? none : throws, &gate, throws);
+    run.start(gives_up_first ? std::function<bool(size_t)>(none) : throws, &gate, throws);
     auto& dones = run.completions.all();
     if (gives_up_first) {
       // Both gave up once their slot's thread is done with `start`; their
@@ -183,7 +184,7 @@ TEST(SyncWake, ACallerThatNeverWaitsLeavesNoneAsleep) {
 // Outside a batch a completion wakes its caller at once; a batch opened
 // inside another adds to it, and wakes nobody before the outer one ends.
 TEST(SyncWake, BatchesNestAndCompletionsOutsideWakeAtOnce) {
-  Run run;
+  Callers run;
   run.start(none, nullptr);
   auto& dones = run.completions.all();
   dones[0](7);  // no batch: woken now
