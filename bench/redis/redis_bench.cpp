@@ -26,6 +26,10 @@
 //                                                   Redis CPU per decision (module,
 //                                                   functions, redis-cell), decisions
 //                                                   per second per Redis core (RL.BATCH)
+//   rl_redis_bench sync-callers [THREADS [CALLS [PAUSE_S]]]
+//                                                   THREADS (default 64) synchronous
+//                                                   gcra callers: decisions/s, p50/p99
+//                                                   (for perf stat's counts per decision)
 //   rl_redis_bench                                  latency and throughput of gcra
 //                                                   and sliding_log, idle-memory
 // Run it under scripts/with-redis. redis-benchmark replays the command rl
@@ -849,7 +853,9 @@ void deny_cache(int seconds) {
 
 // `callers` threads of synchronous gcra acquires over 4,096 keys, `n` in all,
 // on the store at `url`: each decision's time in us (sorted) and the rate.
-std::pair<std::vector<double>, double> timed_decisions(const std::string& url, int callers, int n) {
+// `pause_s`: after one warm-up call, that long before the callers start.
+std::pair<std::vector<double>, double> timed_decisions(const std::string& url, int callers, int n,
+                                                       int pause_s = 0) {
   rl_store* store = nullptr;
   rl_error* err = nullptr;
   if (rl_store_open(url.c_str(), nullptr, &store, &err) != RL_OK) {
@@ -859,6 +865,11 @@ std::pair<std::vector<double>, double> timed_decisions(const std::string& url, i
   double per_second = 0;
   {
     Limiter limiter(store, limiter_settings("gcra", kLimit, "bench"));
+    if (pause_s > 0) {
+      limiter.acquire("warm-up");  // connected, the I/O thread started
+      std::fprintf(stderr, "rl_redis_bench: pid %d, callers start in %d s\n", getpid(), pause_s);
+      std::this_thread::sleep_for(std::chrono::seconds(pause_s));
+    }
     std::vector<std::vector<double>> times(callers);
     const auto start = SteadyClock::now();
     std::vector<std::thread> threads;
@@ -921,6 +932,23 @@ void min_replicas(int n) {
   }
 }
 
+// `threads` sync callers at once, as the Java bench's 64 threads are. With
+// PAUSE_S, they start that long after the store's I/O thread did, so that
+// `perf stat --per-thread -p PID` attached meanwhile shows the I/O thread's
+// own counts (futex calls, context switches) and the callers' (threads
+// started later count into the main thread's line).
+void sync_callers(int threads, int n, int pause_s) {
+  std::string url = env("RL_TEST_REDIS_URL") + "?prefix=" + unique_prefix("sync");
+  if (const char* options = std::getenv("RL_BENCH_STORE_OPTIONS"); options && *options) {
+    url += std::string("&") + options;
+  }
+  auto [us, per_second] = timed_decisions(url, threads, n, pause_s);
+  std::printf(
+      "{\"bench\":\"sync_callers\",\"threads\":%d,\"decisions\":%d,\"per_second\":%.0f,"
+      "\"p50_us\":%.1f,\"p99_us\":%.1f}\n",
+      threads, n, per_second, percentile(us, 50), percentile(us, 99));
+}
+
 int arg_int(int argc, char** argv, int i, int fallback) {
   return i < argc ? std::atoi(argv[i]) : fallback;
 }
@@ -948,6 +976,9 @@ int main(int argc, char** argv) {
     module_cost(arg_int(argc, argv, 2, 50000));
   } else if (mode == "module") {
     module_figures(arg_int(argc, argv, 2, 20000));
+  } else if (mode == "sync-callers") {
+    sync_callers(arg_int(argc, argv, 2, 64), arg_int(argc, argv, 3, 200000),
+                 arg_int(argc, argv, 4, 0));
   } else if (mode == "idle-memory") {
     idle_memory();
   } else if (mode.empty()) {
@@ -960,7 +991,8 @@ int main(int argc, char** argv) {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
         "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | cluster [CALLS] | "
-        "min-replicas [CALLS] | module-cost [CALLS] | module [CALLS]]");
+        "min-replicas [CALLS] | module-cost [CALLS] | module [CALLS] | "
+        "sync-callers [THREADS [CALLS [PAUSE_S]]]]");
   }
   return 0;
 }

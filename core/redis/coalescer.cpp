@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "error.h"
+#include "sync_wake.h"
 
 namespace rl::redis {
 namespace {
@@ -81,6 +82,7 @@ void Coalescer::next(LaneKey key) {
     if (batch->size() == 1) return send_alone(key, (*batch)[0]);
     send_batch(key, batch);
   } catch (const Error& e) {  // the store closed meanwhile: nothing more leaves
+    WakeBatch wakes;
     for (Waiting& w : *batch) (*w.done)(Failure{e.code(), e.what()}, {});
     next(key);
   }
@@ -151,6 +153,9 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
       std::any_of(batch.begin(), batch.end(), [](const Waiting& w) { return w.call.writes; });
   const int64_t wait_ms = replica_wait.on() && writes ? append_wait(request, replica_wait) : 0;
   request.done = [this, lane, calls, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+    // This thread wakes the batch's first sync caller only; they wake one
+    // another (core/sync_wake.h), once every call was told.
+    WakeBatch wakes;
     if (!f && wait_ms > 0) {
       Reply wait = std::move(replies.back());
       replies.pop_back();
@@ -215,6 +220,7 @@ void Coalescer::send_each(LaneKey lane, std::vector<Waiting>& batch) {
   // One pipelined write; the lane stays busy until its replies.
   runner_.run(*lane.first, std::move(calls), deadline,
               [this, lane, dones](Failure&& f, std::vector<Reply>&& replies) {
+                WakeBatch wakes;
                 next(lane);
                 if (f) return fail(*dones, f.code, f.message);
                 for (size_t i = 0; i < dones->size(); ++i) {

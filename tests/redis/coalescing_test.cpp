@@ -2,6 +2,7 @@
 // leave as one FCALL of the batch function. Each is decided exactly as if
 // sent alone, in the order it was made; the count stays exact under
 // concurrency; one call's error stays its own.
+#include <atomic>
 #include <random>
 #include <thread>
 
@@ -111,6 +112,37 @@ TEST(Coalescing, ThreadsOnOneKeyAdmitExactlyTheLimit) {
   EXPECT_LT(commands, kThreads * kPerThread / 2);
   std::printf("[coalescing] %d calls in %lld FCALLs\n", kThreads * kPerThread,
               static_cast<long long>(commands));
+}
+
+// Sync callers (a thread each, as the Java binding's) share batches and are
+// woken from them as a tree (core/sync_wake.h): each gets its own decision,
+// once. Each thread's own key shows its calls' order; the hot key admits
+// exactly its limit.
+TEST(Coalescing, SyncThreadsEachGetTheirOwnDecision) {
+  auto store = open_redis();
+  // sliding_log: remaining is the exact count, whatever the clock does.
+  Limiter limiter(store, limiter_settings("sliding_log", "1000/h"));
+  constexpr int kThreads = 64, kRounds = 20;
+  std::atomic<int> admitted{0}, wrong{0};
+  const int64_t fcalls_before = fcalls();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string own = "own" + std::to_string(t);
+      for (int i = 0; i < kRounds; ++i) {
+        const Outcome mine = limiter.run(Op::acquire, own, 1);
+        if (mine.code != Code::ok || mine.verdict.remaining != 1000 - (i + 1)) ++wrong;
+        const Outcome hot = limiter.run(Op::acquire, "hot", 1);
+        if (hot.code != Code::ok) ++wrong;
+        if (hot.code == Code::ok && hot.verdict.allowed) ++admitted;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(admitted, 1000);
+  EXPECT_EQ(limiter.run(Op::peek, "hot", 0).verdict.remaining, 0);
+  EXPECT_LT(fcalls() - fcalls_before, 2 * kThreads * kRounds);
 }
 
 // On Redis's clock a batch carries the usual call (cost 1) as its name and
