@@ -3,7 +3,7 @@
 beside the peers' scripts, sent straight to a redis-server of its own.
 
     bench/redis/lua_cost.py [--callgrind [--sim]] [--calls N] [--log-calls N] [--only NAME,...]
-                            [--sizes 1,100,1000,10000] [--lua DIR] [--keep DIR]
+                            [--sizes 1,100,1000,10000] [--dead 0,1,2] [--lua DIR] [--keep DIR]
 
 Each case sends N calls one at a time (1 in flight) and reports, per call:
 - usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
@@ -300,6 +300,9 @@ def main():
     p.add_argument('--log-calls', type=int, default=200)
     p.add_argument('--only', default='')
     p.add_argument('--sizes', default='1,100,1000,10000')
+    p.add_argument('--dead', default='0',
+                   help='sliding logs: dead entries before the live ones, e.g. 0,1,2 (a busy key loses '
+                        'about one between two calls)')
     p.add_argument('--keep', help='with --callgrind: copy each measured phase\'s callgrind output here')
     args = p.parse_args()
     b = Bench(args)
@@ -368,7 +371,8 @@ def main():
              lambda i: b.c('EVALSHA', b.sha['redis_rate'], 1, 'rate:%s' % keys[i % 1000], 1000000, 1000000, 1, 1),
              max(1, n // B), warm=len(batches), per=B)
         for size in [int(s) for s in args.sizes.split(',')]:
-            sliding_log(b, case, size, args.log_calls)
+            for dead in [int(d) for d in args.dead.split(',')]:
+                sliding_log(b, case, size, args.log_calls, dead)
     finally:
         b.close()
     print()
@@ -386,21 +390,29 @@ def fmt(row):
     return s
 
 
-def sliding_log(b, case, size, calls):
-    """N live entries, 1 h window: admitted (limit N + 1) and denied (limit N)."""
+def sliding_log(b, case, size, calls, dead=0):
+    """N live entries, 1 h window: admitted (limit N + 1) and denied (limit N);
+    with `dead`, that many dead entries before them (ZREMRANGEBYSCORE's or
+    the trim's work)."""
     c = b.c
     rl_key, zkey = 'rl:b:{s%d}:v2:sliding_log:x' % size, 'zlog:{s%d}' % size
     window_us = 3600 * 1000000
     now = b.now_us()
-    fill = limits(3600000, size + 1, window_us)
-    # One entry per instant, 1 ms apart, ending now (the fill uses the manual
-    # clock argument; the measured calls read Redis TIME).
+    # One entry per instant, 1 ms apart, ending now (the measured calls
+    # read Redis TIME); the dead ones a minute and more before the window.
+    # Written as rl writes them (lua/algorithms/sliding_log.lua: at, cost,
+    # running total), by RPUSH: an acquire would trim the dead ones.
     start = now - size * 1000
-    for i in range(size):
-        r = verdict(b.fcall('sliding_log', 'acquire', rl_key, start + i * 1000, 1, fill))
-        assert r[0] == 1, r
+    at = [now - window_us - 60000000 - (dead - j) * 1000 for j in range(dead)]
+    at += [start + i * 1000 for i in range(size)]
+    entries = [struct.pack('<qqq', t, 1, i + 1) for i, t in enumerate(at)]
+    c('DEL', rl_key, zkey)
+    for i in range(0, len(entries), 1000):
+        c('RPUSH', rl_key, *entries[i:i + 1000])
     c('PERSIST', rl_key)
     rl_dump = c('DUMP', rl_key)
+    for t in at[:dead]:
+        c('ZADD', zkey, t // 1000, '%x' % (t // 1000 * 7919))
     c('EVAL', "for i = 1, tonumber(ARGV[1]) do local at = tonumber(ARGV[2]) + i "
               "redis.call('ZADD', KEYS[1], at, string.format('%x', at * 7919)) end", 1, zkey, size,
       start // 1000)
@@ -426,8 +438,10 @@ def sliding_log(b, case, size, calls):
             assert r == want, r
         return call
 
-    case('sliding_log admitted, %d entries' % size, rl_call(admit, 1), z_call(size + 1, 1), calls, restore)
-    case('sliding_log denied, %d entries' % size, rl_call(deny, 0), z_call(size, 0), calls, restore)
+    more = ', %d dead' % dead if dead else ''
+    case('sliding_log admitted, %d entries%s' % (size, more), rl_call(admit, 1), z_call(size + 1, 1), calls,
+         restore)
+    case('sliding_log denied, %d entries%s' % (size, more), rl_call(deny, 0), z_call(size, 0), calls, restore)
     c('DEL', rl_key, zkey)
 
 

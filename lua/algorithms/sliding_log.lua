@@ -169,17 +169,33 @@ function algo.forget(log)
 end
 
 -- acquire with one limit, the common case, in a few calls: the newest entry
--- by LINDEX -1; unless it holds every unit, the oldest by LINDEX 0 (when
--- that is dead, the oldest HEAD entries in one LRANGE); then RPUSH (or LSET
--- -1, same instant) and PEXPIREAT. The oldest live entry, and the one whose
--- leaving frees enough units, are nearly always among them; when they are
--- not, the general path decides (common.lua decide_one). Dead entries are
--- trimmed once half the head is dead, so a call reads and trims a bounded
--- number of them: the same decisions, the same live log.
-local HEAD = 2 -- each element read costs Redis about as much as a command
+-- by LINDEX -1; unless it holds every unit, the oldest by LINDEX 0, and
+-- when that is dead the next HEAD entries in one LRANGE, and MORE after
+-- them when those are dead too (a busy key loses about one entry between
+-- two calls, as often none as two or more: one in 16 calls four or more).
+-- Then RPUSH (or LSET -1, same instant) and PEXPIREAT. The oldest live
+-- entry, and the one whose leaving frees enough units, are nearly always
+-- among those read; when they are not, the general path decides
+-- (common.lua decide_one). Dead entries are trimmed as soon as one is
+-- found: the same decisions, the same live log.
+local HEAD, MORE = 3, 8 -- each entry read costs Redis about a third of a command
 local NONE = {} -- no head read (never written)
-local HEAD_END = tostring(HEAD - 1) -- redis.call's arguments as strings: Redis
--- prints a number with '%.17g', dearer than a constant
+-- redis.call's arguments as strings: Redis prints a number with '%.17g',
+-- dearer than a constant
+local HEAD_END, MORE_START, MORE_END = tostring(HEAD), tostring(HEAD + 1), tostring(HEAD + MORE)
+-- PEXPIREAT's last argument, as text: calls of the same millisecond (most,
+-- under load) skip string.format. A script starts without it.
+local expiry_ms, expiry_text = nil, nil
+
+-- The first live entry of head[from..]: its place in head, at, cost and
+-- total; nil when none is.
+local function live(head, from, now, window)
+  for i = from, #head do
+    local at, c, total = unpack_record(RECORD, head[i])
+    if now - at < window then return i, at, c, total end
+  end
+  return nil
+end
 
 -- The instant of the first of head[from..] whose running total, less
 -- `before`, reaches `units`; nil when none does.
@@ -194,8 +210,10 @@ end
 function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   local window, limit = r.window, r.limit
   local last_at, last_cost, last_total, used, newest = 0, 0, 0, 0, -1
-  -- head: the oldest entries read by LRANGE, when they were (else NONE)
-  local head, count, first, before, first_at, first_cost, whole = NONE, 0, nil, 0, 0, 0, true
+  -- head: the entries after the oldest, read by LRANGE when the oldest is
+  -- dead (else NONE); head[i] is the log's entry i + 1 (1-based). count:
+  -- the entries read from the oldest on; first: the first live one's place.
+  local head, count, first, before, first_at, first_cost, whole = NONE, 0, nil, 0, 0, 0, false
   local raw = call('LINDEX', key, '-1') -- the newest entry
   if raw then
     last_at, last_cost, last_total = unpack_record(RECORD, raw)
@@ -207,24 +225,22 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
       count, first, first_at, first_cost = 1, 1, last_at, last_cost
     else
       -- The oldest entry alone (one string, no table), nearly always live;
-      -- the head when it is not.
-      local oldest = call('LINDEX', key, '0')
-      local at, c, total = unpack_record(RECORD, oldest)
+      -- the next HEAD when it is not.
+      local at, c, total = unpack_record(RECORD, call('LINDEX', key, '0'))
       if now - at < window then
         count, first, before, first_at, first_cost = 1, 1, total - c, at, c
       else
-        head = call('LRANGE', key, '0', HEAD_END)
-        count = #head
-      end
-      for i = 2, count do
-        local at, c, total = unpack_record(RECORD, head[i])
-        if now - at < window then
-          first, before, first_at, first_cost = i, total - c, at, c
-          break
+        head = call('LRANGE', key, '1', HEAD_END) -- >= 1 entry: the newest is live
+        local i, at, c, total = live(head, 1, now, window)
+        if i == nil and #head == HEAD then
+          local more = call('LRANGE', key, MORE_START, MORE_END)
+          for j = 1, #more do head[HEAD + j] = more[j] end
+          i, at, c, total = live(head, HEAD + 1, now, window)
         end
+        if i == nil then return decide_one(key, algo, rates, now, cost, true) end -- a longer run of dead entries
+        count, first, before, first_at, first_cost = #head + 1, i + 1, total - c, at, c
+        whole = head[#head] == raw -- read to the newest: the whole log
       end
-      if first == nil then return decide_one(key, algo, rates, now, cost, true) end -- a longer run of dead entries
-      whole = head[count] == raw -- the head is the whole log
     end
     if first then used, newest = last_total - before, last_at end
   end
@@ -233,7 +249,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
     if cost <= limit then
       -- Found in a whole log: its newest entry frees all it holds.
       local units, when = used + cost - limit, first_at -- usually the oldest frees enough
-      if first_cost < units then when = freeing(head, first + 1, before, units) end
+      if first_cost < units then when = freeing(head, first, before, units) end
       if when == nil then return decide_one(key, algo, rates, now, cost, true) end
       retry = when + window - now
     end
@@ -245,7 +261,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   if first == nil then -- no entry, or every one dead
     if count > 0 then call('DEL', key) end
     first, last_total, count, first_cost = 1, 0, 0, -1 -- no older entry
-  elseif first > HEAD / 2 then
+  elseif first > 1 then
     call('LTRIM', key, first - 1, '-1')
   end
   local total = last_total + cost
@@ -253,8 +269,8 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
     -- One entry per instant (a clock that steps back joins the newest).
     local entry = pack(RECORD, last_at, last_cost + cost, total)
     call('LSET', key, '-1', entry)
-    if whole and count > 1 then head[count] = entry end
-    if first == count then first_cost = last_cost + cost end
+    if whole then head[#head] = entry end
+    if first_at == last_at then first_cost = last_cost + cost end -- the newest is the first live
   else
     call('RPUSH', key, pack(RECORD, now, cost, total))
     last_at = now
@@ -265,7 +281,8 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
     local ms = idle / 1000 -- ceil_div(idle, 1000), inline: exact below 2^53
     ms = ms - ms % 1
     if ms * 1000 < idle then ms = ms + 1 end
-    call('PEXPIREAT', key, int(ms))
+    if ms ~= expiry_ms then expiry_ms, expiry_text = ms, int(ms) end
+    call('PEXPIREAT', key, expiry_text)
   else
     call('PEXPIRE', key, int(max(ceil_div(idle - now, 1000), min_ttl)))
   end
@@ -276,7 +293,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   local again = 0 -- common.lua next_retry: when another call of this cost would pass
   if limit - used < cost then
     local units, when = used + cost - limit, first_at -- usually the oldest frees enough
-    if first_cost < units then when = freeing(head, first + 1, before, units) end
+    if first_cost < units then when = freeing(head, first, before, units) end
     if when == nil and whole then when = last_at end -- the entry just written
     if when == nil then
       again = algo.decide(algo.open(key), r, now, cost).retry

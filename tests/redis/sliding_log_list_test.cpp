@@ -89,5 +89,22 @@ TEST(SlidingLogList, LimitsOfDifferentWindowsShareOneLog) {
             "list\n");
 }
 
+// An acquire at the newest entry's instant adds to that entry: the next
+// call's wait (next_retry, for the denied-key cache) then counts it there,
+// not in the oldest entry, which frees too little.
+TEST(SlidingLogList, NextRetryCountsAJoinedEntryAsTheNewest) {
+  Pair pair("4/s");
+  ASSERT_TRUE(pair.same(Op::acquire, 1));
+  pair.advance(10);
+  ASSERT_TRUE(pair.same(Op::acquire, 1));
+  const Outcome o = pair.on_redis.run(Op::acquire, "k", 2);  // same instant: joins the newest
+  ASSERT_EQ(o.code, Code::ok) << o.message;
+  ASSERT_TRUE(o.verdict.allowed);
+  EXPECT_EQ(o.verdict.remaining, 0);
+  // Another 2 need the newest entry's 3 units gone: 1 s from now (the
+  // oldest's 1 unit leaves 10 us earlier, too few).
+  EXPECT_EQ(o.verdict.next_retry_after_us, 1'000'000);
+}
+
 }  // namespace
 }  // namespace rl::test
