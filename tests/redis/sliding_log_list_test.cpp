@@ -15,11 +15,13 @@ std::string describe(const Verdict& v) {
          std::to_string(v.retry_after_us) + ", reset " + std::to_string(v.reset_after_us) + "}";
 }
 
-// A limiter on memory:// and on Redis, both on a manual clock.
+// A limiter on memory:// and on Redis, both on a manual clock. The long
+// timeout: these tests make thousands of calls in a row, and a loaded 2-core
+// machine once stalled one past the default (a timeout, not a wrong answer).
 struct Pair {
   std::string prefix = unique_prefix();
   std::shared_ptr<Store> memory = open_store("memory://?clock=manual", {});
-  std::shared_ptr<Store> redis = open_store(redis_url("clock=manual", prefix), {});
+  std::shared_ptr<Store> redis = open_store(redis_url("clock=manual&timeout_ms=10000", prefix), {});
   Limiter on_memory;
   Limiter on_redis;
   explicit Pair(const std::string& limit)
@@ -47,7 +49,9 @@ TEST(SlidingLogList, HoldsAnEntryInAtMost40Bytes) {
   for (int n : {1000, 10000}) {
     Pair pair(std::to_string(n) + "/h");
     for (int i = 0; i < n; ++i) {
-      ASSERT_TRUE(pair.on_redis.run(Op::acquire, "k", 1).verdict.allowed);
+      const Outcome out = pair.on_redis.run(Op::acquire, "k", 1);
+      ASSERT_EQ(out.code, Code::ok) << "entry " << i << ": " << out.message;
+      ASSERT_TRUE(out.verdict.allowed) << "entry " << i << ": " << describe(out.verdict);
       pair.advance(1);
     }
     const std::string key =
