@@ -43,6 +43,36 @@ void Dispatcher::submit(std::vector<ScriptCall> calls, Deadline deadline, Result
   send(join, attempts, 0, true);
 }
 
+void Dispatcher::submit_one(ScriptCall call, Deadline deadline, ResultHandler done) {
+  if (topology_.is_cluster()) {  // its calls may go again: they are kept in a Join
+    std::vector<ScriptCall> calls;
+    calls.push_back(std::move(call));
+    return submit(std::move(calls), deadline,
+                  [done = std::move(done)](std::vector<CallResult>&& results) {
+                    done(std::move(results[0]));
+                  });
+  }
+  uint32_t slot = 0;
+  Connection& node = topology_.node_for(call.keys.at(0), slot);
+  auto handler = [done = std::move(done), &node](Failure&& f, std::vector<Reply>&& replies) {
+    CallResult result;
+    result.node = &node;
+    if (f) {
+      result.failure = std::move(f);
+    } else {
+      result.reply = std::move(replies[0]);
+    }
+    done(std::move(result));
+  };
+  if (coalescer_ != nullptr) {
+    coalescer_->run(node, slot, std::move(call), deadline, std::move(handler));
+  } else {
+    std::vector<ScriptCall> calls;
+    calls.push_back(std::move(call));
+    scripts_.run(node, std::move(calls), deadline, std::move(handler));
+  }
+}
+
 void Dispatcher::submit_to_one_node(std::vector<ScriptCall> calls, Deadline deadline,
                                     ResultsHandler done) {
   uint32_t slot = 0;

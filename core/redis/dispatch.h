@@ -39,6 +39,7 @@ struct CallResult {
   const Connection* node = nullptr;
 };
 using ResultsHandler = std::function<void(std::vector<CallResult>&&)>;
+using ResultHandler = std::function<void(CallResult&&)>;
 
 class Dispatcher {
  public:
@@ -52,6 +53,9 @@ class Dispatcher {
   // call in order. Throws Code::shutdown when the store is closed; `done`
   // then never runs.
   void submit(std::vector<ScriptCall> calls, Deadline deadline, ResultsHandler done);
+  // One call, as submit: on one node (every decision's path) it needs no
+  // vector of calls or of results.
+  void submit_one(ScriptCall call, Deadline deadline, ResultHandler done);
 
   // I/O thread, at close: calls waiting to go again fail with Code::shutdown.
   void shut_down();

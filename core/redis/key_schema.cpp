@@ -2,21 +2,50 @@
 
 namespace rl::redis {
 
-std::string escape_key(std::string_view user_key) {
+namespace {
+
+bool needs_escape(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte <= ' ' || byte >= 0x7f || c == '%' || c == '{' || c == '}';
+}
+
+// Appends to `out`, which has room for it.
+void append_escaped_in_place(std::string& out, std::string_view user_key) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(user_key.size());
   for (const char c : user_key) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte > ' ' && byte < 0x7f && c != '%' && c != '{' && c != '}') {
+    if (!needs_escape(c)) {
       out += c;
     } else {
+      const auto byte = static_cast<unsigned char>(c);
       out += '%';
       out += kHex[byte >> 4];
       out += kHex[byte & 0xf];
     }
   }
+}
+
+size_t escaped_size(std::string_view user_key) {
+  size_t size = user_key.size();
+  for (const char c : user_key) size += needs_escape(c) ? 2 : 0;
+  return size;
+}
+
+}  // namespace
+
+std::string escape_key(std::string_view user_key) {
+  std::string out;
+  out.reserve(escaped_size(user_key));
+  append_escaped_in_place(out, user_key);
   return out;
+}
+
+std::string KeyShape::key_for(std::string_view user_key) const {
+  std::string key;
+  key.reserve(head.size() + escaped_size(user_key) + tail.size());
+  key += head;
+  append_escaped_in_place(key, user_key);
+  key += tail;
+  return key;
 }
 
 std::string key_suffix(const Policy& policy) {

@@ -35,9 +35,8 @@ std::string key_suffix(const Policy& policy);
 struct KeyShape {
   std::string head;
   std::string tail;
-  std::string key_for(std::string_view user_key) const {
-    return head + escape_key(user_key) + tail;
-  }
+  // Built in one allocation: it is on every decision's path.
+  std::string key_for(std::string_view user_key) const;
 };
 KeyShape key_shape(std::string_view prefix, const Policy& policy);
 

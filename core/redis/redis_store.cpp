@@ -208,6 +208,8 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
 
  private:
   ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
+  // run and run_async: the key is read here, never copied into a Call.
+  void submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us, Completion done);
   Outcome outcome_of(CallResult&& result, int64_t timeout_us) const;
 
   std::shared_ptr<RedisStore> store_;
@@ -288,6 +290,12 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
     const Deadline deadline = std::chrono::steady_clock::now() + effective_timeout(timeout_us);
     dispatcher_->submit(std::move(calls), deadline, std::move(done));
   }
+  // One call, as submit.
+  void submit_one(ScriptCall call, int64_t timeout_us, ResultHandler done) {
+    if (closed_.load(std::memory_order_acquire)) throw Error(Code::shutdown, "store: closed");
+    const Deadline deadline = std::chrono::steady_clock::now() + effective_timeout(timeout_us);
+    dispatcher_->submit_one(std::move(call), deadline, std::move(done));
+  }
 
   std::chrono::microseconds effective_timeout(int64_t timeout_us) const {
     const std::chrono::microseconds store_timeout = options_.timeout;
@@ -365,7 +373,9 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
 }
 
 ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
-  ScriptCall c{algorithm_, op, {keys_.key_for(key)}, {}, op != Op::peek};
+  // Filled in place: an initializer list would copy the key.
+  ScriptCall c{algorithm_, op, {}, {}, op != Op::peek};
+  c.keys.push_back(keys_.key_for(key));
   Clock& clock = store_->clock();
   c.args.reserve(3);
   c.args.push_back(clock.is_manual() ? std::to_string(clock.now_us()) : std::string());
@@ -415,7 +425,7 @@ Outcome RedisBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
   try {
     return wait_for<Outcome>([&](auto done) {
       SyncCall sync;  // on an idle connection this thread reads its own reply
-      run_async(Call{op, std::string(key), cost, timeout_us}, std::move(done));
+      submit_one(op, key, cost, timeout_us, std::move(done));
     });
   } catch (const Error& e) {
     if (e.code() == Code::shutdown) return shutdown_outcome();
@@ -438,15 +448,17 @@ std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
 }
 
 void RedisBackend::run_async(Call call, Completion done) {
-  std::vector<ScriptCall> calls;
-  calls.push_back(script_call(call.op, call.key, call.cost));
+  submit_one(call.op, call.key, call.cost, call.timeout_us, std::move(done));
+}
+
+void RedisBackend::submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us,
+                              Completion done) {
   // The completion owns the backend: the limiter may be freed before it runs.
-  const int64_t timeout_us = call.timeout_us;
-  store_->submit(std::move(calls), timeout_us,
-                 [self = shared_from_this(), done = std::move(done),
-                  timeout_us](std::vector<CallResult>&& results) {
-                   done(self->outcome_of(std::move(results[0]), timeout_us));
-                 });
+  store_->submit_one(
+      script_call(op, key, cost), timeout_us,
+      [self = shared_from_this(), done = std::move(done), timeout_us](CallResult&& result) {
+        done(self->outcome_of(std::move(result), timeout_us));
+      });
 }
 
 NodeId RedisBackend::node_of(std::string_view key) {

@@ -14,30 +14,61 @@ namespace {
 // next way, so at most four rounds: fcall, load_then_fcall, evalsha, eval.
 enum class Way { fcall, load_then_fcall, evalsha, eval };
 
-std::string format_call(const ScriptCall& call, Way way) {
-  std::vector<std::string_view> argv;
-  argv.reserve(3 + call.keys.size() + call.args.size());
-  const std::string key_count = std::to_string(call.keys.size());
+// Calls `put` with each argument of `call` sent `way`, in order.
+template <typename Put>
+void for_each_argument(const ScriptCall& call, Way way, std::string_view key_count, Put&& put) {
   switch (way) {
     case Way::fcall:
     case Way::load_then_fcall:
-      argv.push_back("FCALL");
-      argv.push_back(function_name(call.algorithm, call.op));
+      put("FCALL");
+      put(function_name(call.algorithm, call.op));
       break;
     case Way::evalsha:
-      argv.push_back("EVALSHA");
-      argv.push_back(script_for(call.algorithm, call.op).sha1);
+      put("EVALSHA");
+      put(script_for(call.algorithm, call.op).sha1);
       break;
     case Way::eval:
-      argv.push_back("EVAL");
-      argv.push_back(script_for(call.algorithm, call.op).body);
+      put("EVAL");
+      put(script_for(call.algorithm, call.op).body);
       break;
   }
-  argv.push_back(key_count);
-  for (const std::string& k : call.keys) argv.push_back(k);
+  put(key_count);
+  for (const std::string& k : call.keys) put(k);
   const auto& a = call.args;
-  for (size_t i = usual_call(call) ? 2 : 0; i < a.size(); ++i) argv.push_back(a[i]);
-  return format_command(argv);
+  for (size_t i = usual_call(call) ? 2 : 0; i < a.size(); ++i) put(a[i]);
+}
+
+size_t decimal_digits(size_t n) {
+  size_t digits = 1;
+  for (; n >= 10; n /= 10) ++digits;
+  return digits;
+}
+
+// Appends `call` to `out` in RESP, the bytes format_command gives
+// (hiredis's "*<argc>\r\n" then "$<len>\r\n<arg>\r\n" per argument), but
+// written in place after one reserve: a call is on every decision's path,
+// and format_command costs several allocations.
+void append_call(std::string& out, const ScriptCall& call, Way way) {
+  const std::string key_count = std::to_string(call.keys.size());
+  size_t argc = 0;
+  size_t bytes = 0;
+  for_each_argument(call, way, key_count, [&](std::string_view a) {
+    ++argc;
+    bytes += 1 + decimal_digits(a.size()) + 2 + a.size() + 2;
+  });
+  // Grown at least twofold: a batch appends many calls to one buffer.
+  const size_t need = out.size() + 1 + decimal_digits(argc) + 2 + bytes;
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+  out += '*';
+  out += std::to_string(argc);
+  out += "\r\n";
+  for_each_argument(call, way, key_count, [&](std::string_view a) {
+    out += '$';
+    out += std::to_string(a.size());
+    out += "\r\n";
+    out += a;
+    out += "\r\n";
+  });
 }
 
 bool starts_with(const Reply& r, std::string_view prefix) {
@@ -142,13 +173,14 @@ void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way 
       request.commands += asking;
       ++request.count;
     }
-    request.commands += format_call(run->calls[i], way);
+    append_call(request.commands, run->calls[i], way);
   }
   const bool writes =
       std::any_of(which.begin(), which.end(), [&](size_t i) { return run->calls[i].writes; });
   const int64_t wait_ms =
       run->replica_wait.on() && writes ? append_wait(request, run->replica_wait) : 0;
-  request.done = [run, which, way, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+  request.done = [run, which = std::move(which), way, wait_ms](Failure&& f,
+                                                               std::vector<Reply>&& replies) {
     on_round(run, which, way, wait_ms, std::move(f), std::move(replies));
   };
   run->node->send(std::move(request));
