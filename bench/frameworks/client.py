@@ -111,7 +111,7 @@ def main():
             began = time.perf_counter_ns()
             status, body = conn.get(b"/" + route.encode(), b"%s%d" % (route[0].encode(), i))
             took = (time.perf_counter_ns() - began) / 1000
-            if conn.closing:  # Reactor Netty closes a connection after its 100th request
+            if conn.closing:  # Tomcat and Reactor Netty close one after its 100th request
                 conn.sock.close()
                 conn.connect()
             if route == "store":
