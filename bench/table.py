@@ -376,18 +376,24 @@ def added(q, fw):
     return read
 
 
-FRAMEWORKS = [("spring", "Spring Boot servlet (starter's filter)"), ("fastapi", "FastAPI (rl.fastapi dependency)"),
-              ("fastify", "Fastify (rl's plugin)"), ("go", "Go net/http (rlhttp)")]
+# (row id, bench/frameworks/run's name, label)
+FRAMEWORKS = [("spring", "spring", "Spring Boot servlet (starter's filter)"),
+              ("webflux", "webflux", "Spring WebFlux (starter's WebFilter)"),
+              ("fastapi", "fastapi", "FastAPI (rl.fastapi dependency)"),
+              ("fastify", "fastify", "Fastify (rl's plugin)"), ("go", "go", "Go net/http (rlhttp)"),
+              ("grpc_java", "grpc-java", "grpc-java (RateLimitServerInterceptor)"),
+              ("grpc_go", "grpc-go", "grpc-go (rlgrpc unary interceptor)"),
+              ("grpc_python", "grpc-python", "grpcio asyncio (rl.grpc.AsyncRateLimitInterceptor)")]
 ROWS += [
-    (f"fw_{fw}_{q}", f"{label}, {q} per request with rl; peer: the bare route, same app", US, "frameworks",
+    (f"fw_{row}_{q}", f"{label}, {q} per request with rl; peer: the bare route, same app", US, "frameworks",
      framework(f"limited_{q}_us", fw), framework(f"bare_{q}_us", fw), None)
-    for fw, label in FRAMEWORKS
+    for row, fw, label in FRAMEWORKS
     for q in ("p50", "p99")
 ]
 ROWS += [
-    (f"fw_{fw}_added_{q}", f"{label}, {q} rl adds per request; peer: the store's own round trip, {q}", US,
+    (f"fw_{row}_added_{q}", f"{label}, {q} rl adds per request; peer: the store's own round trip, {q}", US,
      "frameworks", added(q, fw), framework(f"store_{q}_us", fw), ("<=", 1))
-    for fw, label in FRAMEWORKS
+    for row, fw, label in FRAMEWORKS
     for q in ("p50", "p99")
 ]
 

@@ -6,6 +6,15 @@ require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rl-dev/rl/bindings/go v0.0.0
+	github.com/rl-dev/rl/bindings/go/rlgrpc v0.0.0
+	google.golang.org/grpc v1.79.0
+)
+
+require (
+	golang.org/x/net v0.48.0 // indirect
+	golang.org/x/text v0.32.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20251202230838-ff82c1b0f217 // indirect
+	google.golang.org/protobuf v1.36.10 // indirect
 )
 
 require (
@@ -14,5 +23,7 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-// The binding of this repository, not a published version.
+// The binding of this repository and its gRPC interceptors, not published versions.
 replace github.com/rl-dev/rl/bindings/go => ../../bindings/go
+
+replace github.com/rl-dev/rl/bindings/go/rlgrpc => ../../bindings/go/rlgrpc

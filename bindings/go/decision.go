@@ -2,6 +2,7 @@ package rl
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -86,7 +87,28 @@ type HeaderField struct {
 // that cannot be quoted or a LimitIndex beyond limits is an *Error
 // (StatusInvalidArgument).
 func HeaderFields(name string, limits []Limit, d Decision) ([]HeaderField, error) {
-	return rlHeadersRender(name, limits, d)
+	r := newHeaderRenderer(name, limits)
+	defer func() {
+		runtime.SetFinalizer(r, nil)
+		r.free()
+	}()
+	return r.render(d)
+}
+
+// HeaderRenderer is HeaderFields for the decisions of one limiter, with its
+// name and limits prepared once: what a middleware keeps, so that each
+// request is one C call (rlhttp and rlgrpc do).
+type HeaderRenderer struct{ r *headerRenderer }
+
+// NewHeaderRenderer renders the fields of a limiter named name with
+// limits (Limiter.Name, Limiter.Limits).
+func NewHeaderRenderer(name string, limits []Limit) *HeaderRenderer {
+	return &HeaderRenderer{newHeaderRenderer(name, limits)}
+}
+
+// Fields are HeaderFields(name, limits, d).
+func (h *HeaderRenderer) Fields(d Decision) ([]HeaderField, error) {
+	return h.r.render(d)
 }
 
 // microseconds is d in whole microseconds, rounded up (rl's durations are

@@ -14,6 +14,7 @@ import "C"
 import (
 	"runtime"
 	"runtime/cgo"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -394,36 +395,64 @@ func decisionOf(d *C.rl_decision) Decision {
 	}
 }
 
-// rlHeadersRender renders the header fields of d (rl_headers_render), each
-// named by rl_header_name, in rl's order.
-func rlHeadersRender(name string, limits []Limit, d Decision) ([]HeaderField, error) {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	info := make([]C.rl_limit_info, len(limits)+1) // +1: never an empty slice to index
+// headerRenderer renders the header fields of one limiter's decisions: its
+// name and limits are in C memory once (freed with the renderer), and the
+// field names Go strings once, so a decision is one C call and one free,
+// with nothing of Go's memory passed to C (which cgo would check, and move
+// to the heap) and no C string made per decision.
+type headerRenderer struct {
+	name   *C.char
+	limits *C.rl_limit_info
+	count  C.size_t
+}
+
+// headerNames are rl_header_name's names, by rl_header.
+var headerNames = sync.OnceValue(func() (names [C.RL_HEADER_COUNT]string) {
+	for i := range names {
+		names[i] = C.GoString(C.rl_header_name(C.int(i)))
+	}
+	return names
+})
+
+func newHeaderRenderer(name string, limits []Limit) *headerRenderer {
+	// +1: never a zero-size allocation, whatever malloc(0) answers.
+	info := (*[1 << 20]C.rl_limit_info)(C.malloc(C.size_t(len(limits)+1) * C.size_t(unsafe.Sizeof(C.rl_limit_info{}))))
 	for i, l := range limits {
 		info[i] = C.rl_limit_info{limit: C.int64_t(l.Limit), window_us: C.int64_t(microseconds(l.Window)), burst: C.int64_t(l.Burst)}
 	}
-	decision := C.rl_decision{
-		version:        C.RL_DECISION_VERSION,
-		remaining:      C.int64_t(d.Remaining),
-		retry_after_us: C.int64_t(microseconds(d.RetryAfter)),
-		reset_after_us: C.int64_t(microseconds(d.ResetAfter)),
-		limit_index:    C.int32_t(d.LimitIndex),
-		source:         C.int32_t(d.Source),
-	}
+	r := &headerRenderer{name: C.CString(name), limits: &info[0], count: C.size_t(len(limits))}
+	runtime.SetFinalizer(r, (*headerRenderer).free)
+	return r
+}
+
+func (r *headerRenderer) free() {
+	C.free(unsafe.Pointer(r.name))
+	C.free(unsafe.Pointer(r.limits))
+}
+
+// render is rl_headers_render of d (through shim.c), each field named by
+// rl_header_name, in rl's order.
+func (r *headerRenderer) render(d Decision) ([]HeaderField, error) {
+	allowed := C.int(0)
 	if d.Allowed {
-		decision.allowed = 1
+		allowed = 1
 	}
-	var values [C.RL_HEADER_COUNT]*C.char
-	var cerr *C.rl_error
-	if status := C.rl_headers_render(cname, &info[0], C.size_t(len(limits)), &decision, &values[0], C.size_t(len(values)), &cerr); status != C.RL_OK {
-		return nil, takeError(status, cerr)
+	out := C.rlgo_headers_render(r.name, r.limits, r.count, allowed, C.int64_t(d.Remaining),
+		C.int64_t(microseconds(d.RetryAfter)), C.int64_t(microseconds(d.ResetAfter)),
+		C.int32_t(d.LimitIndex), C.int32_t(d.Source))
+	runtime.KeepAlive(r)
+	if out == nil {
+		return nil, newError(StatusNoMemory, "headers: out of memory")
 	}
-	fields := make([]HeaderField, 0, len(values))
-	for i, v := range values {
+	defer C.rlgo_rendered_free(out)
+	if out.status != C.RL_OK {
+		return nil, takeError(out.status, out.err)
+	}
+	names := headerNames()
+	fields := make([]HeaderField, 0, len(out.values))
+	for i, v := range out.values {
 		if v != nil {
-			fields = append(fields, HeaderField{C.GoString(C.rl_header_name(C.int(i))), C.GoString(v)})
-			C.rl_string_free(v)
+			fields = append(fields, HeaderField{names[i], C.GoString(v)})
 		}
 	}
 	return fields, nil

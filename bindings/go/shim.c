@@ -1,5 +1,7 @@
 #include "shim.h"
 
+#include <stdlib.h>
+
 #include "_cgo_export.h"
 
 static void on_call_done(void* user_data, rl_status status, const rl_decision* decision,
@@ -67,4 +69,28 @@ rl_status rlgo_batch_each_async(rl_limiter* limiter, const rl_request* requests,
   /* Decisions of this rl.h's version: rlgoCompleteBatchEach steps by sizeof(rl_decision). */
   return rl_limiter_acquire_batch_each_async(limiter, requests, count, RL_DECISION_VERSION,
                                              on_batch_each_done, (void*)handle, err);
+}
+
+rlgo_rendered* rlgo_headers_render(const char* name, const rl_limit_info* limits, size_t count,
+                                   int allowed, int64_t remaining, int64_t retry_after_us,
+                                   int64_t reset_after_us, int32_t limit_index, int32_t source) {
+  rlgo_rendered* rendered = calloc(1, sizeof *rendered);
+  if (rendered == NULL) return NULL;
+  rl_decision decision = {0};
+  decision.version = RL_DECISION_VERSION;
+  decision.allowed = allowed;
+  decision.remaining = remaining;
+  decision.retry_after_us = retry_after_us;
+  decision.reset_after_us = reset_after_us;
+  decision.limit_index = limit_index;
+  decision.source = source;
+  rendered->status = rl_headers_render(name, limits, count, &decision, rendered->values,
+                                       RL_HEADER_COUNT, &rendered->err);
+  return rendered;
+}
+
+void rlgo_rendered_free(rlgo_rendered* rendered) {
+  if (rendered == NULL) return;
+  for (size_t i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(rendered->values[i]);
+  free(rendered);
 }

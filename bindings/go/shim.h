@@ -35,4 +35,22 @@ rl_status rlgo_batch_async(rl_limiter* limiter, const rl_request* requests, size
 rl_status rlgo_batch_each_async(rl_limiter* limiter, const rl_request* requests, size_t count,
                                 uintptr_t handle, rl_error** err);
 
+/* What rlgo_headers_render answers: librl's status, its error, and the
+ * field values (NULL where a field is not sent). */
+typedef struct rlgo_rendered {
+  rl_status status;
+  rl_error* err;
+  char* values[RL_HEADER_COUNT];
+} rlgo_rendered;
+
+/* rl_headers_render of one decision, given field by field, for a limiter
+ * whose name and limits the caller keeps in C memory. The answer is one
+ * allocation (NULL when memory ran out), freed with rlgo_rendered_free
+ * (the values too, not the error). Nothing of Go's memory crosses: no cgo
+ * pointer checks, nothing escapes to Go's heap. */
+rlgo_rendered* rlgo_headers_render(const char* name, const rl_limit_info* limits, size_t count,
+                                   int allowed, int64_t remaining, int64_t retry_after_us,
+                                   int64_t reset_after_us, int32_t limit_index, int32_t source);
+void rlgo_rendered_free(rlgo_rendered* rendered);
+
 #endif

@@ -62,10 +62,9 @@ func PeerIP(ctx context.Context, _ string) string {
 }
 
 type limiter struct {
-	lim    *rl.Limiter
-	opts   Options
-	name   string
-	limits []rl.Limit
+	lim     *rl.Limiter
+	opts    Options
+	headers *rl.HeaderRenderer
 }
 
 func newLimiter(lim *rl.Limiter, opts Options) *limiter {
@@ -75,7 +74,7 @@ func newLimiter(lim *rl.Limiter, opts Options) *limiter {
 	if opts.Cost == nil {
 		opts.Cost = func(context.Context, string) int64 { return 1 }
 	}
-	return &limiter{lim: lim, opts: opts, name: lim.Name(), limits: lim.Limits()}
+	return &limiter{lim: lim, opts: opts, headers: rl.NewHeaderRenderer(lim.Name(), lim.Limits())}
 }
 
 // decide acquires for one call: its decision, the fields to send, or the
@@ -89,7 +88,7 @@ func (l *limiter) decide(ctx context.Context, method string) (rl.Decision, metad
 		}
 		return d, nil, status.Error(codes.Internal, "rate limiter failed: "+err.Error())
 	}
-	fields, err := rl.HeaderFields(l.name, l.limits, d) // none for fail_open
+	fields, err := l.headers.Fields(d) // none for fail_open
 	if err != nil {
 		return d, nil, status.Error(codes.Internal, "rate limiter failed: "+err.Error())
 	}

@@ -3,7 +3,7 @@
 // with the RateLimit-Policy and RateLimit header fields of the IETF draft
 // "RateLimit header fields for HTTP" and Retry-After.
 //
-// The header fields are librl's (rl.HeaderFields, docs/http-headers.md):
+// The header fields are librl's (rl.HeaderRenderer, docs/http-headers.md):
 // the Node and Java bindings send the same bytes for the same decision.
 //
 // What a store outage does is the limiter's rl.Config.OnFailure
@@ -58,7 +58,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 			http.Error(w, "rate limiter failed", http.StatusInternalServerError)
 		}
 	}
-	name, limits := lim.Name(), lim.Limits()
+	headers := rl.NewHeaderRenderer(lim.Name(), lim.Limits())
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
@@ -72,7 +72,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 				return
 			}
 			// None for a fail-open decision, which counted nothing.
-			fields, err := rl.HeaderFields(name, limits, d)
+			fields, err := headers.Fields(d)
 			if err != nil {
 				opts.OnError(w, r, err)
 				return

@@ -12,6 +12,7 @@ const { RlError } = require('./errors');
 const { status } = require('./status');
 const { rateLimitHeaders } = require('./rate-limit-headers');
 
+const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 const isOutage = (err) => err instanceof RlError && native.statusIsOutage(status[err.code] ?? -1);
 
 // The options both take, checked at setup so that a bad one fails at
@@ -27,7 +28,13 @@ function requestLimiter({ limiter, key, cost = () => 1, ...rest }, what) {
   return async function decide(req) {
     let decision;
     try {
-      decision = await limiter.acquire(await key(req), await cost(req));
+      // Awaited only when they return a promise: an await of a plain value
+      // is one more trip through the microtask queue per request.
+      let k = key(req);
+      if (isThenable(k)) k = await k;
+      let c = cost(req);
+      if (isThenable(c)) c = await c;
+      decision = await limiter.acquire(k, c);
     } catch (err) {
       return isOutage(err) ? { outcome: 'outage' } : { outcome: 'error', err };
     }

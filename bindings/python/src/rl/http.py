@@ -39,12 +39,24 @@ def header_fields(limiter: Limiter, decision: Decision) -> dict[str, str]:
             _SOURCES.index(decision.source),
         ),
     )
+    names = _header_names(len(values))
     out: dict[str, str] = {}
-    for index, value in enumerate(values):
-        name = native.rl_header_name(index)
+    for name, value in zip(names, values):
         if value is not None and name is not None:
             out[name] = value
     return out
+
+
+_names: tuple[Optional[str], ...] = ()
+
+
+def _header_names(count: int) -> tuple[Optional[str], ...]:
+    """rl_header_name by rl_header, fetched once (a native call per field and
+    request otherwise)."""
+    global _names
+    if len(_names) != count:
+        _names = tuple(native.rl_header_name(index) for index in range(count))
+    return _names
 
 
 @dataclass

@@ -69,11 +69,26 @@ public final class RateLimitHeaders {
             micros(decision.resetAfter()),
             decision.limitIndex(),
             decision.source());
+    String[] names = names(values.length);
     Map<String, String> fields = new LinkedHashMap<>();
     for (int header = 0; header < values.length; header++) {
-      if (values[header] != null) fields.put(Native.headerName(header), values[header]);
+      if (values[header] != null) fields.put(names[header], values[header]);
     }
     return fields;
+  }
+
+  // rl_header_name by rl_header, fetched once: a JNI call and a new String per field and request
+  // otherwise. A race fetches them twice, harmlessly.
+  private static volatile String[] headerNames;
+
+  private static String[] names(int count) {
+    String[] names = headerNames;
+    if (names == null || names.length != count) {
+      names = new String[count];
+      for (int header = 0; header < count; header++) names[header] = Native.headerName(header);
+      headerNames = names;
+    }
+    return names;
   }
 
   private String[] render(

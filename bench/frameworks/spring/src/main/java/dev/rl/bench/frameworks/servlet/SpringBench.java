@@ -1,4 +1,4 @@
-package dev.rl.bench.frameworks;
+package dev.rl.bench.frameworks.servlet;
 
 import dev.rl.RateLimiter;
 import dev.rl.spring.RateLimiters;
