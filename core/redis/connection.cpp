@@ -1,23 +1,17 @@
 #include "connection.h"
 
 #include <hiredis/hiredis.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
-#include <cerrno>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <utility>
 
+#include "direct_path.h"
 #include "handshake.h"
 #include "pipeline.h"
 #include "quote.h"
@@ -30,82 +24,8 @@ namespace rl::redis {
 namespace {
 
 namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 using SteadyClock = std::chrono::steady_clock;
-
-// A request its caller wrote to the socket itself (see send): it joins the
-// requests in flight when the I/O thread next looks. `rest` is what the
-// socket did not take; the I/O thread writes it before anything else.
-struct Direct {
-  Request request;
-  std::string rest;
-  SteadyClock::time_point written_at;
-};
-
-// What a sync caller that owned the socket gives back to the I/O thread
-// when it cannot finish alone (its deadline passed, the socket failed or
-// took only part of the request, a reply the I/O thread must see): its
-// request, and the bytes it read, which the I/O thread reads again.
-struct Handback {
-  Request request;
-  bool written = false;  // false: it waits for a write like any other
-  std::string rest;      // what the socket did not take
-  std::string read;
-  SteadyClock::time_point written_at;
-};
-
-// Who may use the socket of a ready connection. io: the I/O thread (it
-// reads, it writes or lets idle callers write). parked: nobody (idle, and
-// the I/O thread has no read pending): a sync caller may take it. caller:
-// one sync caller writes its request and reads its reply.
-enum class Owner { io, parked, caller };
-
-thread_local bool t_sync_call = false;
-std::atomic<uint64_t> g_inline_answers{0};
-
-// A sync caller's reply reader, kept between calls: it is left drained
-// after each call it finishes, and reset after one it gives back.
-ReplyReader& inline_reader() {
-  thread_local ReplyReader reader;
-  return reader;
-}
-
-// How often the I/O thread looks at direct writes while they go on, if no
-// reply made it look sooner: a request whose deadline comes earlier wakes
-// the I/O thread itself.
-constexpr std::chrono::milliseconds kDirectWatch{50};
-
-// While parked the socket blocks, with a receive timeout of kRecvStep: a
-// sync caller waits for its reply in recv itself (one syscall; poll, then
-// recv, were two). The kernel may end the wait up to two clock ticks (at
-// most 10 ms each) late, so the last kPollFrom before a deadline is waited
-// with ppoll, which keeps to it exactly.
-constexpr std::chrono::milliseconds kRecvStep{10};
-constexpr std::chrono::milliseconds kPollFrom{50};
-
-// Makes a released socket block in recv for at most kRecvStep. False, and
-// the socket as it was, when it cannot.
-bool block_in_recv(int fd) {
-  const timeval step{0, std::chrono::microseconds(kRecvStep).count()};
-  if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &step, sizeof step) != 0) return false;
-  int off = 0;
-  return ::ioctl(fd, FIONBIO, &off) == 0;
-}
-
-// A caller's write: what the socket takes without blocking. Full or
-// failing, it stops; the I/O thread's write of the rest finds out which.
-size_t send_now(int fd, const std::string& bytes) {
-  size_t sent = 0;
-  while (sent < bytes.size()) {
-    const ssize_t n =
-        ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  return sent;
-}
 
 std::string name_of(const NodeOptions& o) {
   if (o.sentinel.sentinels.empty()) {
@@ -126,6 +46,7 @@ class NodeConnection final : public Connection {
         options_(std::move(options)),
         name_(name_of(options_)),
         stream_(io, tls_context_of(options_.tls)),
+        direct_(stream_, options_.liveness_timeout),
         handshake_(io, stream_, options_),
         address_resolver_(make_resolver(io, options_)),
         deadline_timer_(io),
@@ -152,28 +73,23 @@ class NodeConnection final : public Connection {
   // A sync caller (SyncCall) that finds the socket parked takes it, writes
   // and reads its reply itself (answer_inline).
   void send(Request request) override {
-    const bool sync = std::exchange(t_sync_call, false);
+    const bool sync = take_sync_call();
     bool wake = false;
     {
-      std::unique_lock lock(inbox_mutex_);
+      std::unique_lock lock(callers_mutex_);
       if (refusing_) throw Error(Code::shutdown, "store: closed");
-      if (sync && owner_ == Owner::parked) {
-        owner_ = Owner::caller;
-        const int fd = park_fd_;
-        const bool blocking = park_blocking_;
+      DirectPath::Socket socket;
+      if (sync && direct_.take_parked(socket)) {
         lock.unlock();
-        return answer_inline(fd, blocking, std::move(request));
+        return answer_inline(socket, std::move(request));
       }
-      sync_seen_ = sync_seen_ || sync;
-      if (owner_ == Owner::io && direct_ok_ && inbox_.empty()) {
-        wake = write_direct(std::move(request));
+      direct_.note_call(sync);
+      if (direct_.may_write() && inbox_.empty()) {
+        wake = direct_.write(std::move(request));
       } else {
         inbox_.push_back(std::move(request));
         wake = true;
-        // The I/O thread takes the socket back: at once when parked, once
-        // the caller that has it is done otherwise.
-        if (owner_ == Owner::parked) owner_ = Owner::io;
-        if (owner_ == Owner::caller) wanted_ = true;
+        direct_.want_socket();
       }
       // One wake-up per burst: everything queued by then leaves together.
       wake = wake && !woken_;
@@ -189,14 +105,14 @@ class NodeConnection final : public Connection {
   }
 
   void refuse_new() override {
-    std::lock_guard lock(inbox_mutex_);
+    std::lock_guard lock(callers_mutex_);
     refusing_ = true;
   }
 
   void shut_down() override {
     std::vector<Request> inbox;
     {
-      std::lock_guard lock(inbox_mutex_);
+      std::lock_guard lock(callers_mutex_);
       refusing_ = true;
       inbox.swap(inbox_);
     }
@@ -232,100 +148,17 @@ class NodeConnection final : public Connection {
 
   void reset_reader() { reader_.reset(); }
 
-  // ---- requests ----
+  // ---- the direct path (direct_path.h): callers' writes and sync calls ----
 
-  // Caller's thread, inbox_mutex_ held (so the I/O thread neither writes nor
-  // closes the socket meanwhile). Returns whether the I/O thread must be
-  // woken: the socket took only part of the request, or the request's
-  // deadline comes before the I/O thread's next look.
-  bool write_direct(Request request) {
-    Direct d{std::move(request), {}, SteadyClock::now()};
-    const std::string& bytes = d.request.commands;
-    const size_t sent = send_now(direct_fd_, bytes);
-    const bool partial = sent < bytes.size();
-    if (partial) d.rest = bytes.substr(sent);  // the I/O thread writes it first
-    direct_ok_ = false;                        // busy until the I/O thread sees it idle
-    d.request.commands.clear();
-    const bool watched = watching_ && watch_until_ <= d.request.deadline;
-    direct_.push_back(std::move(d));
-    ++direct_writes_;
-    return partial || !watched;
-  }
-
-  // Caller's thread, owning the socket: nothing is in flight on it, and the
-  // I/O thread neither reads nor writes it until the caller hands it back.
-  // The caller writes, then waits for its replies until its deadline (or the
-  // liveness bound): in recv while the deadline is further than kPollFrom
-  // and the socket blocks, with ppoll otherwise. It runs `done` itself. Anything out
-  // of the ordinary goes back to the I/O thread, which then sees the same
-  // bytes and the same socket as if it had done the call: the failures,
-  // their messages and the reconnects are its own.
-  void answer_inline(int fd, bool blocking, Request request) {
+  // Caller's thread, owning the socket (taken parked): it writes, reads its
+  // reply and runs `done` itself, or hands the request back.
+  void answer_inline(DirectPath::Socket socket, Request request) {
     Handback back;
     back.request = std::move(request);
-    // A readable idle socket (the server closed it, a stray reply) is the
-    // I/O thread's to read before anything is written.
-    pollfd quiet{fd, POLLIN, 0};
-    if (::poll(&quiet, 1, 0) != 0) return give_back(std::move(back));
-    const std::string& bytes = back.request.commands;
-    const size_t sent = send_now(fd, bytes);
-    back.written = true;
-    back.written_at = SteadyClock::now();
-    if (sent < bytes.size()) {
-      back.rest = bytes.substr(sent);
-      return give_back(std::move(back));
-    }
-    // Past the liveness bound the I/O thread drops the connection, as it
-    // would have with the request in its own hands.
-    const Deadline until =
-        std::min(back.request.deadline, back.written_at + options_.liveness_timeout);
-    ReplyReader& reader = inline_reader();
     std::vector<Reply> replies;
-    std::array<char, 16 * 1024> buffer;
-    while (replies.size() < back.request.count) {
-      const auto left = until - SteadyClock::now();
-      if (left <= SteadyClock::duration::zero()) return give_back(std::move(back));
-      ssize_t n = 0;
-      if (blocking && left > kPollFrom) {
-        // Until bytes come, or kRecvStep passes (EAGAIN: look again).
-        n = ::recv(fd, buffer.data(), buffer.size(), 0);
-      } else {
-        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-        const timespec wait{static_cast<time_t>(ns / 1000000000),
-                            static_cast<long>(ns % 1000000000)};
-        pollfd readable{fd, POLLIN, 0};
-        const int ready = ::ppoll(&readable, 1, &wait, nullptr);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) return give_back(std::move(back));
-        n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
-      }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-      // Closed or failing: the I/O thread's own read says which.
-      if (n <= 0) return give_back(std::move(back));
-      back.read.append(buffer.data(), static_cast<size_t>(n));
-      if (!reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n))))
-        return give_back(std::move(back));
-      while (replies.size() < back.request.count) {
-        std::optional<Reply> reply = reader.next();
-        if (!reply) break;
-        replies.push_back(std::move(*reply));
-      }
-      if (reader.failed()) return give_back(std::move(back));
-    }
-    // More than its replies (a broken stream), or a demoted master's
-    // READONLY (Sentinel): the I/O thread's to act on.
-    const bool readonly = std::any_of(replies.begin(), replies.end(), [](const Reply& r) {
-      return r.is_error() && r.text.compare(0, 8, "READONLY") == 0;
-    });
-    if (readonly || !reader.drained()) return give_back(std::move(back));
+    if (!direct_.answer(socket, back, replies)) return hand_over(&back);
     hand_over(nullptr);
-    g_inline_answers.fetch_add(1, std::memory_order_relaxed);
     back.request.done(Failure{}, std::move(replies));
-  }
-
-  void give_back(Handback&& back) {
-    inline_reader().reset();
-    hand_over(&back);
   }
 
   // Caller's thread: the socket goes back, parked for the next sync caller,
@@ -334,19 +167,8 @@ class NodeConnection final : public Connection {
   void hand_over(Handback* back) {
     bool wake = false;
     {
-      std::lock_guard lock(inbox_mutex_);
-      if (back != nullptr) handback_ = std::move(*back);
-      if (reclaiming_) {
-        owner_ = Owner::io;
-        owner_free_.notify_all();
-        return;
-      }
-      if (back == nullptr && !wanted_) {
-        owner_ = Owner::parked;
-        return;
-      }
-      owner_ = Owner::io;
-      wanted_ = false;
+      std::lock_guard lock(callers_mutex_);
+      if (!direct_.release(back)) return;
       wake = !woken_;
       woken_ = true;
     }
@@ -368,24 +190,15 @@ class NodeConnection final : public Connection {
   }
 
   // I/O thread, before it drops the socket: a caller that has it is woken
-  // (the socket is shut down under its poll) and waited for; what it gives
-  // back fails with the rest.
+  // and waited for; what it gives back fails with the rest.
   void reclaim() {
-    if (!parked_) return;
+    if (!direct_.parked()) return;
     std::optional<Handback> back;
     {
-      std::unique_lock lock(inbox_mutex_);
-      if (owner_ == Owner::caller) {
-        reclaiming_ = true;
-        ::shutdown(park_fd_, SHUT_RDWR);
-        owner_free_.wait(lock, [this] { return owner_ != Owner::caller; });
-        reclaiming_ = false;
-      }
-      owner_ = Owner::io;
-      wanted_ = false;
-      back.swap(handback_);
+      std::unique_lock lock(callers_mutex_);
+      direct_.reclaim(lock, back);
     }
-    if (parked_) rejoin_loop();  // then closed with the socket
+    if (direct_.parked()) direct_.rejoin();  // then closed with the socket
     if (!back) return;
     if (back->written) {
       pipeline_.add_written(std::move(back->request));
@@ -403,36 +216,24 @@ class NodeConnection final : public Connection {
   // Back into the event loop. False when it was not parked, or (with
   // the connection lost) when it cannot be.
   bool take_socket() {
-    if (!parked_) return false;
-    if (const error_code ec = rejoin_loop()) {
+    if (!direct_.parked()) return false;
+    if (const error_code ec = direct_.rejoin()) {
       lose_connection(failure(Code::backend_unavailable, "socket: " + ec.message()));
       return false;
     }
     return true;
   }
 
-  error_code rejoin_loop() {
-    parked_ = false;
-    error_code ec;
-    int on = 1;
-    if (park_blocking_ && ::ioctl(park_fd_, FIONBIO, &on) != 0)
-      ec = error_code(errno, boost::system::system_category());
-    park_blocking_ = false;
-    if (!ec) stream_.socket().assign(protocol_, park_fd_, ec);
-    if (ec) ::close(park_fd_);  // not the event loop's: nobody else would close it
-    return ec;
-  }
-
   // I/O thread: requests written by their callers join those in flight, in
   // the order they were written. Run before reading replies and before
   // writing or dropping the socket.
-  void admit_direct(std::vector<Direct>& batch) {
+  void admit_direct(std::vector<DirectWrite>& batch) {
     if (batch.empty()) return;
     if (!pipeline_.awaiting()) {
       waiting_since_ = batch.front().written_at;
       arm_liveness();
     }
-    for (Direct& d : batch) {
+    for (DirectWrite& d : batch) {
       rest_ += d.rest;
       pipeline_.add_written(std::move(d.request));
     }
@@ -441,10 +242,10 @@ class NodeConnection final : public Connection {
   }
 
   void admit_direct() {
-    std::vector<Direct> batch;
+    std::vector<DirectWrite> batch;
     {
-      std::lock_guard lock(inbox_mutex_);
-      batch.swap(direct_);
+      std::lock_guard lock(callers_mutex_);
+      direct_.take_written(batch);
     }
     admit_direct(batch);
   }
@@ -452,11 +253,10 @@ class NodeConnection final : public Connection {
   // Before the I/O thread writes or drops the socket: callers stop writing to
   // it, and what they wrote takes its place in flight first.
   void stop_direct() {
-    std::vector<Direct> batch;
+    std::vector<DirectWrite> batch;
     {
-      std::lock_guard lock(inbox_mutex_);
-      direct_ok_ = false;
-      batch.swap(direct_);
+      std::lock_guard lock(callers_mutex_);
+      direct_.stop(batch);
     }
     admit_direct(batch);
   }
@@ -464,75 +264,51 @@ class NodeConnection final : public Connection {
   // A caller may write only to an idle connection: nothing being written,
   // waiting to be, or awaiting replies. Concurrent callers thus still share
   // the I/O thread's writes (one write per burst), and a lone caller, once
-  // its reply is in, writes its next request itself. Only on plain TCP: a
-  // TLS session's state belongs to the I/O thread.
-  // After a sync call the idle socket is parked instead: the I/O thread
-  // stops reading it, and the next sync caller reads its own reply.
+  // its reply is in, writes its next request itself. After a sync call the
+  // idle socket is parked instead: the I/O thread stops reading it, and the
+  // next sync caller reads its own reply.
   void allow_direct_if_idle() {
     if (state_ != State::ready || writing_ || !pipeline_.empty() || !rest_.empty() ||
-        stream_.is_tls() || parked_)
+        !direct_.may_open())
       return;
-    std::lock_guard lock(inbox_mutex_);
-    if (!direct_.empty()) return;  // a caller wrote meanwhile: its replies come first
-    const int fd = stream_.socket().native_handle();
-    if (sync_seen_ && !woken_) {
-      // Out of the event loop while parked (its pending read ends, aborted):
-      // the replies callers read do not wake the I/O thread.
-      error_code ec;
-      protocol_ = stream_.socket().local_endpoint(ec).protocol();
-      if (!ec) stream_.socket().release(ec);
-      if (ec) {
-        direct_ok_ = true;
-        direct_fd_ = fd;
-        return;
-      }
-      parked_ = true;
-      owner_ = Owner::parked;
-      park_fd_ = fd;
-      park_blocking_ = block_in_recv(fd);
-      sync_seen_ = false;
-      direct_ok_ = false;
-      return;
-    }
-    direct_ok_ = true;
-    direct_fd_ = fd;
+    std::lock_guard lock(callers_mutex_);
+    direct_.open(woken_);
   }
 
   // While callers write directly, look at their requests at least every
-  // kDirectWatch; stop once a whole period passed without one.
+  // kDirectWatch (direct_path.cpp); stop once a whole period passed without one.
   void watch_direct() {
-    std::vector<Direct> batch;
-    bool again = false;
+    std::vector<DirectWrite> batch;
+    std::optional<Deadline> next;
     {
-      std::lock_guard lock(inbox_mutex_);
-      batch.swap(direct_);
-      again = direct_writes_ > 0 && state_ != State::closed;
-      direct_writes_ = 0;
-      watching_ = again;
-      if (again) watch_until_ = SteadyClock::now() + kDirectWatch;
+      std::lock_guard lock(callers_mutex_);
+      direct_.take_written(batch);
+      next = direct_.next_watch(state_ != State::closed);
     }
     admit_direct(batch);
-    if (!again) return;
-    watch_timer_.expires_at(watch_until_);
+    if (!next) return;
+    watch_timer_.expires_at(*next);
     watch_timer_.async_wait([this](error_code ec) {
       if (!ec) watch_direct();
     });
   }
 
+  // ---- requests ----
+
   void take_inbox() {
     std::vector<Request> batch;
-    std::vector<Direct> direct;
+    std::vector<DirectWrite> direct;
     std::optional<Handback> back;
     bool start_watch = false;
     bool take_back = false;
     {
-      std::lock_guard lock(inbox_mutex_);
+      std::lock_guard lock(callers_mutex_);
       batch.swap(inbox_);
-      direct.swap(direct_);
-      back.swap(handback_);
+      direct_.take_written(direct);
+      direct_.take_handback(back);
       woken_ = false;
-      start_watch = !watching_ && direct_writes_ > 0;
-      take_back = parked_ && owner_ == Owner::io;
+      start_watch = direct_.watch_needed();
+      take_back = direct_.socket_wanted_back();
     }
     if (back) take_handback(std::move(*back));
     if (take_back) resume();
@@ -560,7 +336,7 @@ class NodeConnection final : public Connection {
   // Everything waiting leaves in one write; what arrives meanwhile waits for
   // the next one.
   void flush() {
-    if (state_ != State::ready || writing_ || parked_) return;
+    if (state_ != State::ready || writing_ || direct_.parked()) return;
     stop_direct();
     if (!pipeline_.has_unsent() && rest_.empty()) return allow_direct_if_idle();
     write_buffer_ = std::exchange(rest_, {});
@@ -583,19 +359,18 @@ class NodeConnection final : public Connection {
 
   void read() {
     read_pending_ = true;
-    stream_.async_read_some(asio::buffer(read_buffer_),
-                            [this, gen = generation_](error_code ec, size_t n) {
-                              if (gen != generation_) return;
-                              read_pending_ = false;
-                              // Canceled when the socket was parked: it may be taken back since.
-                              if (ec == asio::error::operation_aborted) {
-                                if (!parked_ && state_ == State::ready) read();
-                                return;
-                              }
-                              if (ec) return lose_connection(io_failure("read failed", ec));
-                              if (on_bytes(std::string_view(read_buffer_.data(), n)) && !parked_)
-                                read();
-                            });
+    stream_.async_read_some(
+        asio::buffer(read_buffer_), [this, gen = generation_](error_code ec, size_t n) {
+          if (gen != generation_) return;
+          read_pending_ = false;
+          // Canceled when the socket was parked: it may be taken back since.
+          if (ec == asio::error::operation_aborted) {
+            if (!direct_.parked() && state_ == State::ready) read();
+            return;
+          }
+          if (ec) return lose_connection(io_failure("read failed", ec));
+          if (on_bytes(std::string_view(read_buffer_.data(), n)) && !direct_.parked()) read();
+        });
   }
 
   // Bytes read from the socket (or by a caller that gave its request back).
@@ -790,33 +565,23 @@ class NodeConnection final : public Connection {
   const std::string name_;
 
   // Guards what callers share with the I/O thread (any thread): the inbox,
-  // direct writes, and the socket while a caller writes to it.
-  std::mutex inbox_mutex_;
+  // and the direct path's state (direct_path.h), so that a caller decides
+  // between writing itself and queuing at once.
+  std::mutex callers_mutex_;
   std::vector<Request> inbox_;
   bool refusing_ = false;
-  bool woken_ = false;      // take_inbox is posted and has not run yet
-  bool direct_ok_ = false;  // callers may write to direct_fd_ (set by the I/O thread)
-  int direct_fd_ = -1;
-  std::vector<Direct> direct_;  // written by callers, not yet admitted
-  uint64_t direct_writes_ = 0;  // since the last watch
-  bool watching_ = false;       // the watch timer runs; next look at watch_until_
-  Deadline watch_until_;
-  Owner owner_ = Owner::io;
-  int park_fd_ = -1;            // released from the event loop while parked
-  bool park_blocking_ = false;  // park_fd_ blocks in recv (block_in_recv)
-  bool sync_seen_ = false;      // a sync call came since the socket was last parked
-  bool wanted_ = false;         // a request waits for the caller that has the socket
-  bool reclaiming_ = false;     // the I/O thread waits for that caller (owner_free_)
-  std::condition_variable owner_free_;
-  std::optional<Handback> handback_;
+  bool woken_ = false;  // take_inbox is posted and has not run yet
 
   std::mutex first_mutex_;  // the first attempt's result, for open
   std::condition_variable first_done_;
   std::optional<Failure> first_;
   std::atomic<uint64_t> connections_{0};  // handshakes done (connections())
 
-  // I/O thread only from here on.
   Stream stream_;
+  // Who may use the socket, and what callers wrote to it themselves.
+  DirectPath direct_;
+
+  // I/O thread only from here on.
   Handshake handshake_;  // of the current connection attempt
   std::unique_ptr<AddressResolver> address_resolver_;
   Address address_;  // of the current (or last) connection attempt
@@ -834,8 +599,6 @@ class NodeConnection final : public Connection {
   std::string rest_;  // of a direct write: leaves before anything else
   bool writing_ = false;
   bool read_pending_ = false;
-  tcp protocol_ = tcp::v4();  // of the parked socket
-  bool parked_ = false;       // the socket is not the I/O thread's (owner_ not io, or not yet seen)
   std::string write_buffer_;
   std::array<char, 64 * 1024> read_buffer_;
   bool armed_ = false;
@@ -845,20 +608,6 @@ class NodeConnection final : public Connection {
 };
 
 }  // namespace
-
-SyncCall::SyncCall() {
-  t_sync_call = true;
-}
-SyncCall::~SyncCall() {
-  t_sync_call = false;
-}
-void forgo_sync_call() {
-  t_sync_call = false;
-}
-
-uint64_t sync_calls_answered_inline() {
-  return g_inline_answers.load(std::memory_order_relaxed);
-}
 
 std::string format_command(const std::vector<std::string_view>& args) {
   std::vector<const char*> argv;

@@ -10,8 +10,10 @@
 // pending on it fails, and it reconnects.
 // Its parts: the request pipeline without I/O (pipeline.h), the byte stream,
 // TCP or TLS (stream.h) and why it failed (stream_fault.h), the setup of
-// each connection attempt (handshake.h), and the node's address, fixed or
-// Sentinel's (resolver.h). Asio, OpenSSL and hiredis stay inside core/redis's sources.
+// each connection attempt (handshake.h), the node's address, fixed or
+// Sentinel's (resolver.h), and callers' own writes and sync callers' own
+// reads, with who may use the socket when (direct_path.h). Asio, OpenSSL
+// and hiredis stay inside core/redis's sources.
 #pragma once
 
 #include <chrono>

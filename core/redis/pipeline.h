@@ -1,9 +1,9 @@
 // The request pipeline of one connection, with no I/O: requests waiting for
 // the next write, requests written and awaiting replies in order, their
 // deadlines, and failing what is held when the connection breaks. The
-// connection (connection.cpp) moves bytes and runs timers; this decides
-// what they mean. Unit tests drive it without a socket
-// (tests/unit/pipeline_test.cpp).
+// connection (connection.cpp, direct_path.cpp) moves bytes and runs
+// timers; this decides what they mean. Unit tests drive it without a
+// socket (tests/unit/pipeline_test.cpp).
 #pragma once
 
 #include <cstdint>
