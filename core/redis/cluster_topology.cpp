@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "quote.h"
+#include "resp.h"
 
 namespace rl::redis {
 

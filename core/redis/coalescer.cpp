@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "error.h"
+#include "resp.h"
 #include "sync_wake.h"
 
 namespace rl::redis {

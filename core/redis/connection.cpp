@@ -1,7 +1,5 @@
 #include "connection.h"
 
-#include <hiredis/hiredis.h>
-
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -608,24 +606,6 @@ class NodeConnection final : public Connection {
 };
 
 }  // namespace
-
-std::string format_command(const std::vector<std::string_view>& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lengths;
-  argv.reserve(args.size());
-  lengths.reserve(args.size());
-  for (std::string_view a : args) {
-    argv.push_back(a.data());
-    lengths.push_back(a.size());
-  }
-  char* formatted = nullptr;
-  const int n = redisFormatCommandArgv(&formatted, static_cast<int>(args.size()), argv.data(),
-                                       lengths.data());
-  if (n < 0 || formatted == nullptr) throw Error(Code::no_memory, "redis: cannot format a command");
-  std::string out(formatted, static_cast<size_t>(n));
-  redisFreeCommand(formatted);
-  return out;
-}
 
 std::unique_ptr<Connection> Connection::create(boost::asio::io_context& io, NodeOptions options) {
   return std::make_unique<NodeConnection>(io, std::move(options));

@@ -89,14 +89,11 @@ struct Failure {
 using ReplyHandler = std::function<void(Failure&&, std::vector<Reply>&&)>;
 
 struct Request {
-  std::string commands;  // `count` RESP commands, from format_command
+  std::string commands;  // `count` RESP commands (resp.h)
   size_t count = 1;
   Deadline deadline;
   ReplyHandler done;
 };
-
-// RESP encoding of one command (hiredis's redisFormatCommandArgv).
-std::string format_command(const std::vector<std::string_view>& args);
 
 // Requests held by every connection of the process: waiting to be written,
 // or written and waiting for replies (one that timed out keeps its place

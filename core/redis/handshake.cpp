@@ -9,6 +9,7 @@
 
 #include "error_reply.h"
 #include "quote.h"
+#include "resp.h"
 
 namespace rl::redis {
 namespace {

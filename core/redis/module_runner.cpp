@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "error_reply.h"
+#include "resp.h"
 
 namespace rl::redis {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "error_reply.h"
 #include "quote.h"
+#include "resp.h"
 
 namespace rl::redis {
 

@@ -14,6 +14,7 @@
 #include "handshake.h"
 #include "quote.h"
 #include "reply_reader.h"
+#include "resp.h"
 
 namespace rl::redis {
 namespace {

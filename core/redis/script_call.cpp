@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "error_reply.h"
+#include "resp.h"
 
 namespace rl::redis {
 namespace {
@@ -38,37 +39,22 @@ void for_each_argument(const ScriptCall& call, Way way, std::string_view key_cou
   for (size_t i = usual_call(call) ? 2 : 0; i < a.size(); ++i) put(a[i]);
 }
 
-size_t decimal_digits(size_t n) {
-  size_t digits = 1;
-  for (; n >= 10; n /= 10) ++digits;
-  return digits;
-}
-
-// Appends `call` to `out` in RESP, the bytes format_command gives
-// (hiredis's "*<argc>\r\n" then "$<len>\r\n<arg>\r\n" per argument), but
-// written in place after one reserve: a call is on every decision's path,
-// and format_command costs several allocations.
+// Appends `call` to `out` in RESP after one reserve: a call is on every
+// decision's path, and a batch appends many calls to one buffer.
 void append_call(std::string& out, const ScriptCall& call, Way way) {
   const std::string key_count = std::to_string(call.keys.size());
   size_t argc = 0;
   size_t bytes = 0;
   for_each_argument(call, way, key_count, [&](std::string_view a) {
     ++argc;
-    bytes += 1 + decimal_digits(a.size()) + 2 + a.size() + 2;
+    bytes += resp_argument_size(a.size());
   });
-  // Grown at least twofold: a batch appends many calls to one buffer.
-  const size_t need = out.size() + 1 + decimal_digits(argc) + 2 + bytes;
+  // Grown at least twofold, so a batch does not copy its buffer per call.
+  const size_t need = out.size() + resp_header_size(argc) + bytes;
   if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
-  out += '*';
-  out += std::to_string(argc);
-  out += "\r\n";
-  for_each_argument(call, way, key_count, [&](std::string_view a) {
-    out += '$';
-    out += std::to_string(a.size());
-    out += "\r\n";
-    out += a;
-    out += "\r\n";
-  });
+  append_resp_header(out, argc);
+  for_each_argument(call, way, key_count,
+                    [&](std::string_view a) { append_resp_argument(out, a); });
 }
 
 bool starts_with(const Reply& r, std::string_view prefix) {

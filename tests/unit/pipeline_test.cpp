@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "redis/resp.h"
+
 namespace rl::redis {
 namespace {
 
