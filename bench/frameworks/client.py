@@ -24,23 +24,17 @@ Two things keep the comparison about the server:
   RateLimit fields), which counted against the integration as latency it
   added.
 """
-import itertools
-import json
 import re
 import socket
-import statistics
 import sys
 import time
 import urllib.parse
 
+from rotation import measure
+
 CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
 CHUNKED = re.compile(rb"\r\ntransfer-encoding:[ \t]*chunked", re.IGNORECASE)
 CLOSE = re.compile(rb"\r\nconnection:[ \t]*close", re.IGNORECASE)
-
-
-def quantile(samples, q):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 class Connection:
@@ -103,28 +97,19 @@ def main():
     url, framework, requests = sys.argv[1], sys.argv[2], int(sys.argv[3])
     parts = urllib.parse.urlsplit(url)
     conn = Connection(parts.hostname, parts.port)
-    times = {"bare": [], "limited": [], "store": []}
-    orders = list(itertools.permutations(times))
-    warmup = max(50, requests // 5)
-    for i in range(warmup + requests):
-        for route in orders[i % len(orders)]:
-            began = time.perf_counter_ns()
-            status, body = conn.get(b"/" + route.encode(), b"%s%d" % (route[0].encode(), i))
-            took = (time.perf_counter_ns() - began) / 1000
-            if conn.closing:  # Tomcat and Reactor Netty close one after its 100th request
-                conn.sock.close()
-                conn.connect()
-            if route == "store":
-                took = float(body)
-            if status != 200:
-                sys.exit(f"client.py: {framework} /{route}: HTTP {status}")
-            if i >= warmup:
-                times[route].append(took)
-    result = {"bench": "frameworks", "framework": framework, "requests": requests}
-    for route, samples in times.items():
-        result[f"{route}_p50_us"] = statistics.median(samples)
-        result[f"{route}_p99_us"] = quantile(samples, 0.99)
-    print(json.dumps(result))
+
+    def timed_call(route, key):
+        began = time.perf_counter_ns()
+        status, body = conn.get(b"/" + route.encode(), key.encode())
+        took = (time.perf_counter_ns() - began) / 1000
+        if conn.closing:  # Tomcat and Reactor Netty close one after its 100th request
+            conn.sock.close()
+            conn.connect()
+        if status != 200:
+            sys.exit(f"client.py: {framework} /{route}: HTTP {status}")
+        return took, body
+
+    measure(framework, requests, timed_call)
 
 
 if __name__ == "__main__":

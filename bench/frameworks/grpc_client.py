@@ -9,18 +9,12 @@ Prints one JSON line, client.py's fields:
 
   grpc_client.py HOST:PORT FRAMEWORK REQUESTS
 """
-import itertools
-import json
-import statistics
 import sys
 import time
 
 import grpc
 
-
-def quantile(samples, q):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from rotation import measure
 
 
 def main():
@@ -33,24 +27,13 @@ def main():
         _, call = calls["limited"].with_call(b"check", metadata=(("x-api-key", "check"),), timeout=30)
         if not any(k == "ratelimit-policy" for k, _ in call.initial_metadata()):
             sys.exit(f"grpc_client.py: {framework}: Limited answered without ratelimit-policy: not limited")
-        times = {route: [] for route in routes}
-        orders = list(itertools.permutations(routes))
-        warmup = max(50, requests // 5)
-        for i in range(warmup + requests):
-            for route in orders[i % len(orders)]:
-                key = f"{route[0]}{i}"
-                began = time.perf_counter_ns()
-                answer = calls[route](key.encode(), metadata=(("x-api-key", key),), timeout=30)
-                took = (time.perf_counter_ns() - began) / 1000
-                if route == "store":
-                    took = float(answer)
-                if i >= warmup:
-                    times[route].append(took)
-    result = {"bench": "frameworks", "framework": framework, "requests": requests}
-    for route, samples in times.items():
-        result[f"{route}_p50_us"] = statistics.median(samples)
-        result[f"{route}_p99_us"] = quantile(samples, 0.99)
-    print(json.dumps(result))
+
+        def timed_call(route, key):
+            began = time.perf_counter_ns()
+            answer = calls[route](key.encode(), metadata=(("x-api-key", key),), timeout=30)
+            return (time.perf_counter_ns() - began) / 1000, answer
+
+        measure(framework, requests, timed_call)
 
 
 if __name__ == "__main__":
