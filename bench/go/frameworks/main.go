@@ -14,25 +14,16 @@ import (
 	"os"
 	"time"
 
-	rl "github.com/rl-dev/rl/bindings/go"
+	"github.com/rl-dev/rl/bench/go/internal/fwlimiter"
 	"github.com/rl-dev/rl/bindings/go/rlhttp"
 )
 
 func main() {
-	url := os.Getenv("RL_URL")
-	if url == "" {
-		url = "memory://"
-	}
-	ctx := context.Background()
-	store, err := rl.Open(ctx, url)
+	store, lim, err := fwlimiter.Open(context.Background(), os.Getenv("RL_URL"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	lim, err := store.Limiter(rl.Config{Algorithm: rl.GCRA, Name: "bench-fw", Limit: "1000000000/1s"})
-	if err != nil {
-		log.Fatal(err)
-	}
 	defer lim.Close()
 
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })

@@ -21,7 +21,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	rl "github.com/rl-dev/rl/bindings/go"
+	"github.com/rl-dev/rl/bench/go/internal/fwlimiter"
 	"github.com/rl-dev/rl/bindings/go/rlgrpc"
 )
 
@@ -55,20 +55,11 @@ func unary(name string, answer func(ctx context.Context, req []byte) ([]byte, er
 }
 
 func main() {
-	url := os.Getenv("RL_URL")
-	if url == "" {
-		url = "memory://"
-	}
-	ctx := context.Background()
-	store, err := rl.Open(ctx, url)
+	store, lim, err := fwlimiter.Open(context.Background(), os.Getenv("RL_URL"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	lim, err := store.Limiter(rl.Config{Algorithm: rl.GCRA, Name: "bench-fw", Limit: "1000000000/1s"})
-	if err != nil {
-		log.Fatal(err)
-	}
 	defer lim.Close()
 
 	ok := func(context.Context, []byte) ([]byte, error) { return []byte("ok"), nil }
