@@ -75,6 +75,13 @@ void Dispatcher::submit_one(ScriptCall call, Deadline deadline, ResultHandler do
 
 void Dispatcher::submit_to_one_node(std::vector<ScriptCall> calls, Deadline deadline,
                                     ResultsHandler done) {
+  if (calls.size() == 1) {  // the one-call path, which may coalesce it
+    return submit_one(std::move(calls[0]), deadline, [done = std::move(done)](CallResult&& result) {
+      std::vector<CallResult> results;
+      results.push_back(std::move(result));
+      done(std::move(results));
+    });
+  }
   uint32_t slot = 0;
   Connection& node = topology_.node_for(calls.at(0).keys.at(0), slot);
   auto gather = [done = std::move(done), count = calls.size(), &node](
@@ -90,11 +97,7 @@ void Dispatcher::submit_to_one_node(std::vector<ScriptCall> calls, Deadline dead
     }
     done(std::move(results));
   };
-  if (calls.size() == 1 && coalescer_ != nullptr) {
-    coalescer_->run(node, slot, std::move(calls[0]), deadline, std::move(gather));
-  } else {
-    scripts_.run(node, std::move(calls), deadline, std::move(gather));
-  }
+  scripts_.run(node, std::move(calls), deadline, std::move(gather));
 }
 
 void Dispatcher::send(const std::shared_ptr<Join>& join, const std::vector<Attempt>& attempts,
