@@ -4,6 +4,7 @@ beside the peers' scripts, sent straight to a redis-server of its own.
 
     bench/redis/lua_cost.py [--callgrind [--sim]] [--calls N] [--log-calls N] [--only NAME,...]
                             [--sizes 1,100,1000,10000] [--dead 0,1,2] [--lua DIR] [--keep DIR]
+    bench/redis/lua_cost.py [--callgrind] --parts [--calls N]
 
 Each case sends N calls one at a time (1 in flight) and reports, per call:
 - usec: `usec_per_call` of the script command (fcall / evalsha) from INFO
@@ -19,6 +20,12 @@ Peers: redis_rate's GCRA (allowN), rate-limiter-flexible's RateLimiterRedis
 script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
 exactly N live entries (RESTORE, not counted) before each measured call.
+--parts measures, instead of the cases, where a fixed_window call's
+instructions (or, without --callgrind, its time) go: a ladder of functions (FCALL) and scripts (EVALSHA) on
+the same keys and arguments, each adding one part (nothing, TIME, INCR,
+the reply) up to rl's call and the peer's, with the share of Lua's
+garbage collector in each; rl's own script as EVALSHA; and the empty
+function once rl's library is deleted (the collector's cost of its size).
 The library is built from lua/ as core/CMakeLists.txt builds it, so a Lua
 change is measured without a build; rl's calls are sent as rl sends them
 (core/redis/script_call.cpp: the limits alone for Redis TIME and cost 1)
@@ -250,6 +257,7 @@ class Bench:
                         for e, v in zip(events, line.split()[1:]):
                             total[e] = max(total.get(e, 0), int(v))
             instr = total.get('Ir', 0) / n
+            self.gc = sum(gc_instructions(f) for f in glob.glob(self.dir + '/cg.out.*')) / n
             if self.args.sim:  # KCachegrind's estimate of cycles: Ir + 10 Bm + 10 L1m + 100 LLm
                 get = lambda *names: sum(total.get(e, 0) for e in names)
                 instr = (get('Ir') + 10 * get('Bcm', 'Bim') + 10 * get('I1mr', 'D1mr', 'D1mw') +
@@ -281,6 +289,108 @@ class Bench:
         return self.c('FCALL', '%s_%s_%s' % (self.lib, algo, op), 1, key, *args)
 
 
+def gc_instructions(out):
+    """Instructions of Lua's collector in a dump: luaC_step's, the function
+    lua_gc calls (Redis calls lua_gc every 50 scripts or functions; Lua
+    steps on its own when its allocations are due). Debian's redis-server
+    names lua_gc but not Lua's static functions: its callee is found by
+    the call."""
+    text = subprocess.run(['callgrind_annotate', '--tree=calling', '--inclusive=yes', '--threshold=100', out],
+                          capture_output=True, text=True).stdout
+    m = re.search(r'^\s*[\d,]+ .*\*\s+\?\?\?:lua_gc .*\n\s*[\d,]+ .*>\s+(\S+) ', text, re.M)
+    if not m:
+        return 0
+    m = re.search(r'^\s*([\d,]+) .*\*\s+%s ' % re.escape(m.group(1)), text, re.M)
+    return int(m.group(1).replace(',', '')) if m else 0
+
+
+# --parts: functions and scripts that each add one part of a fixed_window
+# call. A probe's arguments are the shape of the call it stands beside: rl's
+# (key, limits) or the peer's (key, cost, TTL).
+PROBE_LIBRARY = """#!lua name=rlprobe
+local function nop(keys, argv) return 0 end
+local function time(keys, argv) local t = redis.call('TIME') return 0 end
+local function time_incr(keys, argv) local t = redis.call('TIME') redis.call('INCR', keys[1]) return 0 end
+local function time_incr_pack(keys, argv)
+  local t = redis.call('TIME')
+  local n = redis.call('INCR', keys[1])
+  return struct.pack('<i8i8i8i8i8', 1, n, 0, t[1] * 1000000 + t[2], 0)
+end
+redis.register_function('rlprobe_nop', nop)
+redis.register_function('rlprobe_time', time)
+redis.register_function('rlprobe_time_incr', time_incr)
+redis.register_function('rlprobe_time_incr_pack', time_incr_pack)
+"""
+PROBE_SCRIPTS = [
+    ('nop', "return 0"),
+    ('time', "local t = redis.call('TIME') return 0"),
+    ('set', "redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX') return 0"),
+    ('set_incrby', "redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX') "
+                   "local consumed = redis.call('incrby', KEYS[1], ARGV[1]) return 0"),
+    ('set_incrby_pttl', "redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX') "
+                        "local consumed = redis.call('incrby', KEYS[1], ARGV[1]) "
+                        "local ttl = redis.call('pttl', KEYS[1]) return 0"),
+]
+
+
+def parts(b, n):
+    """The ladder of --parts, one row per probe: instructions per call, and
+    of them lua_gc's."""
+    c = b.c
+    c('FUNCTION', 'LOAD', 'REPLACE', PROBE_LIBRARY)
+    sha = {name: c('SCRIPT', 'LOAD', text).decode() for name, text in PROBE_SCRIPTS}
+    read = lambda p: open(os.path.join(b.args.lua, p)).read()
+    rl_script = read('common.lua') + read('algorithms/fixed_window.lua') + read('operations/acquire.lua')
+    sha['rl'] = c('SCRIPT', 'LOAD', rl_script).decode()
+    keys = ['{k%d}' % i for i in range(1000)]
+    lim = limits(0, 1000000000, 3600000000)
+    rl_key = lambda i: 'rl:b:%s:v1:fixed_window:x' % keys[i % 1000]
+    probe_key = lambda i: 'rl:p:%s:v1:fixed_window:x' % keys[i % 1000]  # as long as rl's
+    peer_key = lambda i: 'rlflx:%s' % keys[i % 1000]
+    fcall = lambda f: lambda i: c('FCALL', f, 1, probe_key(i), lim)
+    evalsha = lambda name, key: lambda i: c('EVALSHA', sha[name], 1, key(i), 1, 3600)
+    ladder = [
+        ('FCALL, rl\'s arguments: return 0', fcall('rlprobe_nop')),
+        ('FCALL: TIME', fcall('rlprobe_time')),
+        ('FCALL: TIME + INCR', fcall('rlprobe_time_incr')),
+        ('FCALL: TIME + INCR + struct.pack of 5', fcall('rlprobe_time_incr_pack')),
+        ('FCALL: rl fixed_window acquire', lambda i: b.fcall('fixed_window', 'acquire', rl_key(i), '', 1, lim)),
+        ('EVALSHA, rl\'s arguments: rl fixed_window acquire',
+         lambda i: c('EVALSHA', sha['rl'], 1, 'rl:s:%s:v1:fixed_window:x' % keys[i % 1000], lim)),
+        ('EVALSHA, the peer\'s arguments: return 0', evalsha('nop', peer_key)),
+        ('EVALSHA: TIME', evalsha('time', peer_key)),
+        ('EVALSHA: SET NX EX', evalsha('set', lambda i: 'rlflx:s:%s' % keys[i % 1000])),
+        ('EVALSHA: SET NX EX + INCRBY', evalsha('set_incrby', lambda i: 'rlflx:i:%s' % keys[i % 1000])),
+        ('EVALSHA: SET NX EX + INCRBY + PTTL',
+         evalsha('set_incrby_pttl', lambda i: 'rlflx:p:%s' % keys[i % 1000])),
+        ('EVALSHA: the peer (+ its table of 2)', lambda i: c('EVALSHA', b.sha['flexible'], 1, peer_key(i), 1, 3600)),
+    ]
+    rows = []
+
+    def row(name, command):
+        usec, instr = b.measure(command, n, warm=1000)
+        rows.append((name, usec, instr, b.gc if instr is not None else None))
+        print(parts_row(rows[-1]), flush=True)
+
+    for name, command in ladder:
+        row(name, command)
+    # The Functions VM without rl's library: what its size costs the collector.
+    c('FUNCTION', 'DELETE', b.lib)
+    row('FCALL, rl\'s arguments: return 0, rl\'s library not loaded', fcall('rlprobe_nop'))
+    print()
+    print('| probe (fixed_window shape) | us | instr | of them Lua\'s collector | without it |')
+    print('| --- | ---: | ---: | ---: | ---: |')
+    for r in rows:
+        print(parts_row(r))
+
+
+def parts_row(r):
+    name, usec, instr, gc = r
+    if instr is None:
+        return '| %s | %.2f | - | - | - |' % (name, usec)
+    return '| %s | %.2f | %.0f | %.0f | %.0f |' % (name, usec, instr, gc, instr - gc)
+
+
 def verdict(reply):
     """rl's reply (lua/common.lua: integers of 8 bytes, little-endian) as a list."""
     if isinstance(reply, list):
@@ -303,9 +413,17 @@ def main():
     p.add_argument('--dead', default='0',
                    help='sliding logs: dead entries before the live ones, e.g. 0,1,2 (a busy key loses '
                         'about one between two calls)')
+    p.add_argument('--parts', action='store_true',
+                   help='where a fixed_window call\'s instructions (--callgrind) or time go (see the header)')
     p.add_argument('--keep', help='with --callgrind: copy each measured phase\'s callgrind output here')
     args = p.parse_args()
     b = Bench(args)
+    if args.parts:
+        try:
+            parts(b, args.calls)
+        finally:
+            b.close()
+        return
     rows = []
     only = [o for o in args.only.split(',') if o]
 
