@@ -21,11 +21,12 @@ script (SET NX EX + INCRBY + PTTL), the seed-002 ZSET log
 (bench/java/.../LettuceSlidingLog.java). The sliding logs are restored to
 exactly N live entries (RESTORE, not counted) before each measured call.
 --parts measures, instead of the cases, where a fixed_window call's
-instructions (or, without --callgrind, its time) go: a ladder of functions (FCALL) and scripts (EVALSHA) on
-the same keys and arguments, each adding one part (nothing, TIME, INCR,
-the reply) up to rl's call and the peer's, with the share of Lua's
-garbage collector in each; rl's own script as EVALSHA; and the empty
-function once rl's library is deleted (the collector's cost of its size).
+instructions (or, without --callgrind, its time) go: a ladder of
+functions (FCALL) and scripts (EVALSHA) on the same keys and arguments,
+each adding one part (nothing, TIME, INCR, the reply; SET NX EX, INCRBY,
+PTTL) up to rl's call and the peer's, with the share of Lua's garbage
+collector in each; rl's own script as EVALSHA; and the empty function
+once rl's library is deleted (what its size costs the collector).
 The library is built from lua/ as core/CMakeLists.txt builds it, so a Lua
 change is measured without a build; rl's calls are sent as rl sends them
 (core/redis/script_call.cpp: the limits alone for Redis TIME and cost 1)
@@ -334,8 +335,8 @@ PROBE_SCRIPTS = [
 
 
 def parts(b, n):
-    """The ladder of --parts, one row per probe: instructions per call, and
-    of them lua_gc's."""
+    """The ladder of --parts, one row per probe: usec and instructions per
+    call, and of them the collector's."""
     c = b.c
     c('FUNCTION', 'LOAD', 'REPLACE', PROBE_LIBRARY)
     sha = {name: c('SCRIPT', 'LOAD', text).decode() for name, text in PROBE_SCRIPTS}
