@@ -92,6 +92,18 @@ ROWS = [
      field("redis_us_per_decision", bench="node", phase="inflight", contender="rl fixed_window"),
      field("redis_us_per_decision", bench="node", phase="inflight", contender="rate-limiter-flexible"),
      ("<=", 0.5)),
+    ("redis_main_cpu_fixed_window_1", "Redis main thread CPU time/decision (INFO cpu, getrusage), fixed_window, Node 1 in "
+     "flight; peer: rate-limiter-flexible (a check on the commandstats row)",
+     US, "node_sequential",
+     field("redis_main_cpu_us_per_decision", bench="node", phase="sequential", contender="rl fixed_window"),
+     field("redis_main_cpu_us_per_decision", bench="node", phase="sequential", contender="rate-limiter-flexible"),
+     None),
+    ("redis_main_cpu_fixed_window_200", "Redis main thread CPU time/decision (INFO cpu, getrusage), fixed_window, Node 200 "
+     "in flight; peer: rate-limiter-flexible (a check on the commandstats row)",
+     US, "node_inflight",
+     field("redis_main_cpu_us_per_decision", bench="node", phase="inflight", contender="rl fixed_window"),
+     field("redis_main_cpu_us_per_decision", bench="node", phase="inflight", contender="rate-limiter-flexible"),
+     None),
     ("node_gcra_rate", "Node 200 in flight, decisions/s, rl gcra; peer: rate-limiter-flexible",
      RATE, "node_inflight", field("per_second", bench="node", phase="inflight", contender="rl gcra"),
      field("per_second", bench="node", phase="inflight", contender="rate-limiter-flexible"), (">=", 1.5)),

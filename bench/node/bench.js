@@ -76,7 +76,8 @@ function measureSync(decide, calls) {
 // A contender with `sync: true` decides without a promise; one with `lanes`
 // keeps that many in flight instead.
 // With `admin` (an ioredis client), each round also records the server's
-// CPU per decision (INFO commandstats), the stable measure on this machine.
+// CPU per decision (INFO commandstats), the stable measure on this machine,
+// and its main thread's CPU time per decision (INFO cpu, getrusage).
 async function compare(contenders, calls, lanes, timeLatency, admin) {
   const once = (c, n, time) => (c.sync ? measureSync(c.decide, n) : measure(c.decide, n, c.lanes ?? lanes, time));
   const rounds = new Map(contenders.map((c) => [c.name, []]));
@@ -86,15 +87,22 @@ async function compare(contenders, calls, lanes, timeLatency, admin) {
       // A contender on another server (rl's module's) reads that server's stats.
       const stats = c.admin ?? admin;
       if (stats) await stats.config('RESETSTAT');
+      const cpuBefore = stats ? mainThreadCpuUsec(await stats.info('cpu')) : 0;
       const result = await once(c, calls, timeLatency);
-      if (stats) result.serverUs = serverUsecPerDecision(await stats.info('commandstats'), calls);
+      if (stats) {
+        result.serverUs = serverUsecPerDecision(await stats.info('commandstats'), calls);
+        result.serverCpuUs = (mainThreadCpuUsec(await stats.info('cpu')) - cpuBefore) / calls;
+      }
       rounds.get(c.name).push(result);
     }
   }
   return contenders.map((c) => {
     const results = rounds.get(c.name);
     const med = (field) => median(results.map((x) => x[field]));
-    return { name: c.name, perSecond: med('perSecond'), p50: med('p50'), p99: med('p99'), serverUs: med('serverUs') };
+    return {
+      name: c.name, perSecond: med('perSecond'), p50: med('p50'), p99: med('p99'), serverUs: med('serverUs'),
+      serverCpuUs: med('serverCpuUs'),
+    };
   });
 }
 
@@ -114,6 +122,15 @@ function serverUsecPerDecision(commandstats, decisions) {
   let usec = 0;
   for (const [command, u] of commands) if (!nested || entryCommand(command)) usec += u;
   return usec / decisions;
+}
+
+// redis-server's main thread's CPU time so far (getrusage: time it ran, not
+// wall time): commandstats' usec is the wall time around each command, which
+// also counts the time the thread was preempted inside it; this one also
+// counts reading, parsing and answering each command, and the server's cron.
+function mainThreadCpuUsec(info) {
+  const seconds = (name) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)[1]);
+  return (seconds('used_cpu_sys_main_thread') + seconds('used_cpu_user_main_thread')) * 1e6;
 }
 
 function table(title, rows, baseline, columns) {
@@ -151,6 +168,7 @@ async function harness(url, phases) {
       console.log(JSON.stringify({
         bench: 'node', phase, contender: r.name, rounds: ROUNDS, per_second: r.perSecond,
         p50_us: r.p50, p99_us: r.p99, redis_us_per_decision: r.serverUs,
+        redis_main_cpu_us_per_decision: r.serverCpuUs,
       }));
     }
   };
