@@ -106,6 +106,7 @@ public final class Count {
           for (int i = 0; i < requests; i++) client.call(route, "w" + round + route + i);
         }
       }
+      Map<String, String> names = threadNames(pid);
       for (String route : routes) {
         Path stat = Files.createTempFile("count", ".stat");
         Process perf =
@@ -131,7 +132,9 @@ public final class Count {
         for (String line : Files.readAllLines(stat)) {
           String[] f = line.split(";");
           if (f.length < 4 || !f[1].matches("[0-9]+")) continue;
-          String thread = f[0].replaceAll("-[0-9]+$", "").replaceAll("[0-9]+", "#");
+          String tid = f[0].replaceAll("^.*-", "");
+          String thread = names.getOrDefault(tid, f[0].replaceAll("-[0-9]+$", "") + " (native)");
+          thread = thread.replaceAll("[0-9]+", "#");
           int event = f[3].startsWith("context") ? 0 : f[3].startsWith("raw") ? 1 : 2;
           double n = Long.parseLong(f[1]) / (double) requests;
           byThread.computeIfAbsent(thread, t -> new double[3])[event] += n;
@@ -152,6 +155,23 @@ public final class Count {
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * The server's Java thread names by native thread id (jcmd's nid); perf names a thread only by
+   * its first 15 characters. rl's own I/O thread is no Java thread until a completion attached it
+   * ("rl-callback"): before, it has the name of the thread that started it.
+   */
+  private static Map<String, String> threadNames(long pid) throws Exception {
+    Process jcmd = new ProcessBuilder("jcmd", Long.toString(pid), "Thread.print").start();
+    Map<String, String> names = new java.util.HashMap<>();
+    java.util.regex.Pattern line = java.util.regex.Pattern.compile("^\"([^\"]*)\".* nid=(0x[0-9a-f]+|[0-9]+) .*");
+    for (String l : new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+      java.util.regex.Matcher m = line.matcher(l);
+      if (m.matches()) names.put(Long.toString(Long.decode(m.group(2))), m.group(1));
+    }
+    jcmd.waitFor();
+    return names;
   }
 
   private static Client grpc(int port) {
