@@ -72,11 +72,17 @@ public final class Count {
         PrintWriter out = new PrintWriter(s.getOutputStream(), true)) {
       long self = Thread.currentThread().getId();
       while (in.readLine() != null) {
-        long sum = 0;
+        // One line per thread ("id name-without-numbers bytes"), then an empty line.
         long[] ids = threads.getAllThreadIds();
         long[] bytes = threads.getThreadAllocatedBytes(ids);
-        for (int i = 0; i < ids.length; i++) if (ids[i] != self && bytes[i] > 0) sum += bytes[i];
-        out.println(sum);
+        java.lang.management.ThreadInfo[] infos = threads.getThreadInfo(ids);
+        StringBuilder answer = new StringBuilder();
+        for (int i = 0; i < ids.length; i++) {
+          if (ids[i] == self || bytes[i] <= 0 || infos[i] == null) continue;
+          String name = infos[i].getThreadName().replaceAll("[0-9]+", "#").replace(' ', '_');
+          answer.append(ids[i]).append(' ').append(name).append(' ').append(bytes[i]).append('\n');
+        }
+        out.println(answer);
       }
     }
     System.exit(0);
@@ -117,15 +123,29 @@ public final class Count {
                 .inheritIO()
                 .start();
         Thread.sleep(500); // attached (a late start only drops counts)
-        out.println("alloc");
-        long before = Long.parseLong(in.readLine());
+        Map<String, String[]> before = allocated(in, out);
         for (int i = 0; i < requests; i++) client.call(route, route.charAt(0) + Integer.toString(i));
-        out.println("alloc");
-        long after = Long.parseLong(in.readLine());
+        Map<String, String[]> after = allocated(in, out);
         new ProcessBuilder("kill", "-INT", Long.toString(perf.pid())).start().waitFor();
         perf.waitFor();
+        // per thread (a thread started meanwhile counts from 0), and in all
+        Map<String, Long> heap = new TreeMap<>();
+        long all = 0;
+        for (Map.Entry<String, String[]> t : after.entrySet()) {
+          String[] was = before.get(t.getKey());
+          long bytes = Long.parseLong(t.getValue()[1]) - (was == null ? 0 : Long.parseLong(was[1]));
+          heap.merge(t.getValue()[0], bytes, Long::sum);
+          all += bytes;
+        }
         System.out.printf(
-            Locale.ROOT, "%-8s heap bytes %10.0f per request%n", route, (after - before) / (double) requests);
+            Locale.ROOT, "%-8s heap bytes %10.0f per request%n", route, all / (double) requests);
+        heap.forEach(
+            (thread, bytes) -> {
+              if (bytes >= 10L * requests) {
+                System.out.printf(
+                    Locale.ROOT, "           %-28s heap bytes %8.0f%n", thread, bytes / (double) requests);
+              }
+            });
         // per thread (names without their numbers), and in all, per request
         Map<String, double[]> byThread = new TreeMap<>();
         double[] total = new double[3];
@@ -155,6 +175,18 @@ public final class Count {
       }
     }
     System.exit(0);
+  }
+
+  /** The server's heap bytes so far by thread id: {name, bytes}. */
+  private static Map<String, String[]> allocated(BufferedReader in, PrintWriter out)
+      throws IOException {
+    out.println("alloc");
+    Map<String, String[]> threads = new java.util.HashMap<>();
+    for (String line; !(line = in.readLine()).isEmpty(); ) {
+      String[] f = line.split(" ");
+      threads.put(f[0], new String[] {f[1], f[2]});
+    }
+    return threads;
   }
 
   /**
