@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * The HTTP header fields of one limiter's decisions: the IETF draft "RateLimit header fields for
@@ -61,6 +62,18 @@ public final class RateLimitHeaders {
    *     (a limit index beyond them)
    */
   public Map<String, String> of(Decision decision) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    forEach(decision, fields::put);
+    return fields;
+  }
+
+  /**
+   * {@link #of} without the map, for a server's hot path: gives each field's name and value to
+   * {@code field}, in the same order.
+   *
+   * @throws RateLimitException (INVALID_ARG) as {@link #of}
+   */
+  public void forEach(Decision decision, BiConsumer<String, String> field) {
     String[] values =
         render(
             decision.allowed(),
@@ -70,11 +83,9 @@ public final class RateLimitHeaders {
             decision.limitIndex(),
             decision.source());
     String[] names = names(values.length);
-    Map<String, String> fields = new LinkedHashMap<>();
     for (int header = 0; header < values.length; header++) {
-      if (values[header] != null) fields.put(names[header], values[header]);
+      if (values[header] != null) field.accept(names[header], values[header]);
     }
-    return fields;
   }
 
   // rl_header_name by rl_header, fetched once: a JNI call and a new String per field and request

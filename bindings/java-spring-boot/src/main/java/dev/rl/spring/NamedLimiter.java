@@ -5,9 +5,11 @@ import dev.rl.RateLimitException;
 import dev.rl.RateLimitHeaders;
 import dev.rl.RateLimiter;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import org.springframework.util.AntPathMatcher;
 
 /**
  * One configured limiter: the rl limiter, where its key comes from, its cost, the paths the
@@ -22,6 +24,8 @@ public final class NamedLimiter {
   private final KeySource key;
   private final long cost;
   private final List<String> paths;
+  /** Per path: it has no wildcard, so matching it is equality (AntPathMatcher's answer). */
+  private final boolean[] literal;
 
   NamedLimiter(String name, RateLimiter limiter, KeySource key, long cost, List<String> paths) {
     this.name = name;
@@ -30,6 +34,19 @@ public final class NamedLimiter {
     this.key = key;
     this.cost = cost;
     this.paths = List.copyOf(paths);
+    this.literal = new boolean[this.paths.size()];
+    for (int i = 0; i < literal.length; i++) literal[i] = !MATCHER.isPattern(this.paths.get(i));
+  }
+
+  private static final AntPathMatcher MATCHER = new AntPathMatcher();
+
+  /** Whether the filters limit path: it matches one of paths (Ant patterns). */
+  boolean matches(String path) {
+    for (int i = 0; i < literal.length; i++) {
+      String p = paths.get(i);
+      if (literal[i] && p.equals(path) || MATCHER.match(p, path)) return true;
+    }
+    return false;
   }
 
   public String name() {
@@ -44,10 +61,6 @@ public final class NamedLimiter {
     return key;
   }
 
-  List<String> paths() {
-    return paths;
-  }
-
   long cost() {
     return cost;
   }
@@ -57,11 +70,16 @@ public final class NamedLimiter {
 
   /**
    * What a request gets: status 0 to go on (with the decision), 429 or 503 with the body to send;
-   * fields are the RateLimit header fields to set either way (none for fail_open and outages).
+   * its RateLimit header fields are set either way (none for fail_open and outages).
    */
-  record Answer(int status, Decision decision, Map<String, String> fields) {
+  record Answer(int status, Decision decision, RateLimitHeaders headers) {
     boolean proceeds() {
       return status == 0;
+    }
+
+    /** Gives each RateLimit field to {@code field} (rendered now: no map per request). */
+    void fields(BiConsumer<String, String> field) {
+      if (decision != null) headers.forEach(decision, field); // none for fail_open
     }
 
     String body() {
@@ -71,11 +89,10 @@ public final class NamedLimiter {
     }
   }
 
-  private static final Answer OUTAGE = new Answer(503, null, Map.of());
+  private static final Answer OUTAGE = new Answer(503, null, null);
 
   private Answer answer(Decision decision) {
-    Map<String, String> fields = headers.of(decision); // none for fail_open: nothing was counted
-    return new Answer(decision.allowed() ? 0 : 429, decision, fields);
+    return new Answer(decision.allowed() ? 0 : 429, decision, headers);
   }
 
   /** Decides on the caller's thread; failures other than a store outage are thrown. */
@@ -89,18 +106,18 @@ public final class NamedLimiter {
   }
 
   /**
-   * Decides without blocking: completes on rl's I/O thread (callers move off it); failures other
-   * than a store outage complete it exceptionally.
+   * Decides without blocking: the answer is made and the future completed on {@code then} (never
+   * on rl's I/O thread, which must stay free for other calls' replies); failures other than a store
+   * outage complete it exceptionally.
    */
-  CompletableFuture<Answer> decideAsync(String key, long units) {
-    return limiter
-        .tryAcquireAsync(key, units)
-        .thenApply(this::answer)
-        .exceptionally(
-            err -> {
-              Throwable cause = err instanceof CompletionException ? err.getCause() : err;
-              if (cause instanceof RateLimitException e && e.status().isOutage()) return OUTAGE;
-              throw err instanceof CompletionException c ? c : new CompletionException(cause);
-            });
+  CompletableFuture<Answer> decideAsync(String key, long units, Executor then) {
+    return limiter.tryAcquireAsync(key, units).handleAsync(this::answerOrOutage, then);
+  }
+
+  private Answer answerOrOutage(Decision decision, Throwable err) {
+    if (err == null) return answer(decision);
+    Throwable cause = err instanceof CompletionException ? err.getCause() : err;
+    if (cause instanceof RateLimitException e && e.status().isOutage()) return OUTAGE;
+    throw err instanceof CompletionException c ? c : new CompletionException(cause);
   }
 }

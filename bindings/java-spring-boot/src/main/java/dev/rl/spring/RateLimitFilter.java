@@ -5,16 +5,14 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import org.springframework.util.AntPathMatcher;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /** Limits each request whose path matches a limiter's paths, by every such limiter in turn. */
 public class RateLimitFilter extends OncePerRequestFilter {
-  private final RateLimiters limiters;
-  private final AntPathMatcher matcher = new AntPathMatcher();
+  private final NamedLimiter[] limiters;
 
   public RateLimitFilter(RateLimiters limiters) {
-    this.limiters = limiters;
+    this.limiters = limiters.all().toArray(new NamedLimiter[0]);
   }
 
   @Override
@@ -22,9 +20,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     String path = request.getRequestURI().substring(request.getContextPath().length());
-    for (NamedLimiter l : limiters.all()) {
-      boolean matches = l.paths().stream().anyMatch(p -> matcher.match(p, path));
-      if (matches && !ServletLimiting.admit(l, request, response, l.cost())) return;
+    for (NamedLimiter l : limiters) {
+      if (l.matches(path) && !ServletLimiting.admit(l, request, response, l.cost())) return;
     }
     chain.doFilter(request, response);
   }

@@ -10,16 +10,15 @@ final class ServletLimiting {
   private ServletLimiting() {}
 
   static String key(KeySource source, HttpServletRequest request) {
-    String address = request.getRemoteAddr();
     return switch (source.kind()) {
-      case IP -> address;
+      case IP -> request.getRemoteAddr();
       case HEADER -> {
         String value = request.getHeader(source.header());
-        yield value != null && !value.isEmpty() ? value : address;
+        yield value != null && !value.isEmpty() ? value : request.getRemoteAddr();
       }
       case PRINCIPAL -> {
         Principal p = request.getUserPrincipal();
-        yield p != null ? KeySource.principalKey(p.getName()) : address;
+        yield p != null ? KeySource.principalKey(p.getName()) : request.getRemoteAddr();
       }
     };
   }
@@ -32,7 +31,7 @@ final class ServletLimiting {
       NamedLimiter limiter, HttpServletRequest request, HttpServletResponse response, long units)
       throws IOException {
     NamedLimiter.Answer answer = limiter.decide(key(limiter.key(), request), units);
-    answer.fields().forEach(response::setHeader);
+    answer.fields(response::setHeader);
     if (answer.proceeds()) {
       request.setAttribute(NamedLimiter.DECISION_ATTRIBUTE, answer.decision());
       return true;

@@ -116,7 +116,20 @@ class RlWebFluxTest {
             "rl.limiters.api.paths=/api/**")) {
       HttpResponse<String> r = get(app, "/api/thread", "erin");
       assertEquals(200, r.statusCode());
+      // The request's own event loop: where WebFlux runs it without the filter.
+      assertTrue(r.body().startsWith("reactor-http-"), r.body());
+    }
+  }
+
+  @Test
+  void onAnotherServerHandlersRunOnReactorsParallelScheduler() throws Exception {
+    try (ConfigurableApplicationContext app =
+        start("test.server=tomcat", "rl.url=memory://?clock=manual", "rl.limiters.api.limit=5/1m",
+            "rl.limiters.api.paths=/api/**")) {
+      HttpResponse<String> r = get(app, "/api/thread", "erin");
+      assertEquals(200, r.statusCode());
       assertTrue(r.body().startsWith("parallel-"), r.body());
+      assertEquals("\"api\";r=4;t=12", r.headers().firstValue("RateLimit").orElseThrow());
     }
   }
 

@@ -4,6 +4,10 @@ import dev.rl.Decision;
 import dev.rl.spring.NamedLimiter;
 import dev.rl.spring.RateLimited;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
+import org.springframework.boot.web.embedded.tomcat.TomcatReactiveWebServerFactory;
+import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
@@ -15,6 +19,20 @@ import reactor.core.publisher.Mono;
  */
 @SpringBootApplication
 public class ReactiveTestApp {
+  // Tomcat is on the test classpath too (the servlet tests), and Spring Boot prefers it: the server
+  // is chosen here, Reactor Netty unless test.server=tomcat.
+  @Bean
+  @ConditionalOnProperty(name = "test.server", havingValue = "netty", matchIfMissing = true)
+  NettyReactiveWebServerFactory netty() {
+    return new NettyReactiveWebServerFactory();
+  }
+
+  @Bean
+  @ConditionalOnProperty(name = "test.server", havingValue = "tomcat")
+  TomcatReactiveWebServerFactory tomcat() {
+    return new TomcatReactiveWebServerFactory();
+  }
+
   @RestController
   static class Api {
     @GetMapping("/api/items")

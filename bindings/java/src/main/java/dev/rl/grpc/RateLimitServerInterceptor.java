@@ -4,6 +4,7 @@ import dev.rl.Decision;
 import dev.rl.RateLimitException;
 import dev.rl.RateLimitHeaders;
 import dev.rl.RateLimiter;
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -11,8 +12,9 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -63,44 +65,51 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
     return address != null ? address.toString() : "unknown";
   }
 
-  private static Metadata metadataOf(Map<String, String> fields) {
-    Metadata md = new Metadata();
-    for (Map.Entry<String, String> f : fields.entrySet()) {
-      md.put(Metadata.Key.of(f.getKey().toLowerCase(), Metadata.ASCII_STRING_MARSHALLER), f.getValue());
-    }
-    return md;
+  // The metadata key of each field name (a few: rl_header_name's), made once: Key.of validates and
+  // copies the name, per field and call otherwise.
+  private static final ConcurrentHashMap<String, Metadata.Key<String>> KEYS =
+      new ConcurrentHashMap<>();
+
+  private static Metadata.Key<String> keyOf(String field) {
+    Metadata.Key<String> key = KEYS.get(field);
+    return key != null
+        ? key
+        : KEYS.computeIfAbsent(
+            field, f -> Metadata.Key.of(f.toLowerCase(Locale.ROOT), Metadata.ASCII_STRING_MARSHALLER));
   }
+
+  private static final Status EXHAUSTED =
+      Status.RESOURCE_EXHAUSTED.withDescription("rate limit exceeded");
+  private static final Status UNREACHABLE =
+      Status.UNAVAILABLE.withDescription("rate limiter store unreachable");
 
   @Override
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata requestHeaders, ServerCallHandler<ReqT, RespT> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
     if (skip.test(method)) return next.startCall(call, requestHeaders);
-    Decision decision;
-    Map<String, String> fields;
+    Metadata fields = new Metadata(); // none for fail_open: nothing was counted
     try {
-      decision = limiter.tryAcquire(key.apply(call, requestHeaders), cost.applyAsLong(method));
-      fields = headers.of(decision); // none for fail_open: nothing was counted
+      Decision decision =
+          limiter.tryAcquire(key.apply(call, requestHeaders), cost.applyAsLong(method));
+      headers.forEach(decision, (name, value) -> fields.put(keyOf(name), value));
+      if (!decision.allowed()) {
+        call.close(EXHAUSTED, fields);
+        return new ServerCall.Listener<>() {};
+      }
     } catch (RateLimitException e) {
       Status status =
           e.status().isOutage()
-              ? Status.UNAVAILABLE.withDescription("rate limiter store unreachable")
+              ? UNREACHABLE
               : Status.INTERNAL.withDescription("rate limiter failed: " + e.getMessage());
       call.close(status, new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    if (!decision.allowed()) {
-      call.close(
-          Status.RESOURCE_EXHAUSTED.withDescription("rate limit exceeded"), metadataOf(fields));
-      return new ServerCall.Listener<>() {};
-    }
-    if (fields.isEmpty()) return next.startCall(call, requestHeaders);
-    Metadata extra = metadataOf(fields);
     return next.startCall(
-        new io.grpc.ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+        new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
           @Override
           public void sendHeaders(Metadata responseHeaders) {
-            responseHeaders.merge(extra);
+            responseHeaders.merge(fields);
             super.sendHeaders(responseHeaders);
           }
         },

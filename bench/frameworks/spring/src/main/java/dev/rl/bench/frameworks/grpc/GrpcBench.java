@@ -48,14 +48,15 @@ public final class GrpcBench {
         }
       };
 
-  private static MethodDescriptor<byte[], byte[]> method(String name) {
+  /** bench.Bench/name, raw bytes both ways (Count's client calls them too). */
+  public static MethodDescriptor<byte[], byte[]> method(String name) {
     return MethodDescriptor.<byte[], byte[]>newBuilder(BYTES, BYTES)
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(MethodDescriptor.generateFullMethodName("bench.Bench", name))
         .build();
   }
 
-  static final Metadata.Key<String> API_KEY =
+  public static final Metadata.Key<String> API_KEY =
       Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER);
   private static final byte[] OK = "ok".getBytes(StandardCharsets.UTF_8);
 

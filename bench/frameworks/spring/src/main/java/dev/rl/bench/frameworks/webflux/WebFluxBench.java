@@ -6,6 +6,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
+import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -15,8 +17,9 @@ import reactor.core.publisher.Mono;
 /**
  * bench/frameworks' Spring WebFlux app (Reactor Netty): /bare, /limited behind the starter's
  * WebFilter (application.yml, as the servlet app's), /store: the microseconds one async acquire of
- * the same limiter takes, from the call to its completion on rl's I/O thread (the filter's move to
- * Reactor's parallel scheduler after it is part of what the integration adds).
+ * the same limiter takes, from the call to its completion on rl's I/O thread (the filter's move
+ * back to the request's event loop after it is part of what the integration adds; /store's reply
+ * makes the same move, written from rl's I/O thread).
  */
 @SpringBootApplication
 public class WebFluxBench {
@@ -24,6 +27,15 @@ public class WebFluxBench {
     SpringApplication app = new SpringApplication(WebFluxBench.class);
     app.setWebApplicationType(WebApplicationType.REACTIVE); // the servlet stack is on the classpath too
     app.run(args);
+  }
+
+  /**
+   * Reactor Netty, as the row says: Tomcat is on the classpath too (the servlet app), and Spring
+   * Boot would serve the reactive app with it.
+   */
+  @Bean
+  NettyReactiveWebServerFactory netty() {
+    return new NettyReactiveWebServerFactory();
   }
 
   @EventListener
