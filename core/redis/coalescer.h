@@ -4,7 +4,7 @@
 // (lua/library.lua). Redis pays one command's overhead for all of them, and
 // each still gets its own reply or error, decided exactly as if sent alone
 // (tests/redis/coalescing_test.cpp). A call whose deadline is earlier than
-// any in flight does not wait. Only with Functions or rl's Redis module
+// that of some call in flight does not wait. Only with Functions or rl's Redis module
 // (script_mode; the module's batch is one RL.BATCH); with scripts every call
 // leaves as it comes. On Cluster a batch must keep to one slot (its keys are
 // declared), so each slot of a node is a lane.
@@ -20,7 +20,11 @@
 // a caller, or the I/O thread on a reply), so batches leave, and Redis runs
 // them, in the order their calls came. No second request while the node's
 // first call on its connection asks it for rl's module: that call may go
-// again as Lua once answered, and the second must not overtake it.
+// again as Lua once answered, and the second must not overtake it. A batch
+// that did not run (the library went missing) goes again as single calls,
+// behind the other request in flight: should the library be loaded again
+// between the two, the later request's calls are decided first (calls that
+// were in flight at once).
 #pragma once
 
 #include <cstdint>
@@ -40,7 +44,8 @@ class Coalescer {
   explicit Coalescer(ModuleRunner& runner) : runner_(runner) {}
 
   // Any thread; `done` gets one reply (or a failure), on the I/O thread.
-  // Throws Code::shutdown like Connection::send for a call it sends itself.
+  // Throws Code::shutdown like Connection::send for a call it sends alone;
+  // the calls of a batch it sends then get the failure in their `done`.
   // `slot`: the call's Cluster slot, 0 on a single node.
   void run(Connection& node, uint32_t slot, ScriptCall call, Deadline deadline, ReplyHandler done);
 
