@@ -6,18 +6,24 @@ instructions the server ran for its requests alone:
 
   count_client.py URL PID REQUESTS OUT_DIR
 
+Each route runs ROUNDS times in turn (bare, limited, store, bare, ...),
+and counts the median of its rounds: a phase also pays for what the runtime
+does on its own threads at the time (a JIT's compiles, a collector's
+sweeps), which one round can catch and the next not.
 Prints one JSON line: each route's instructions per request, the acquire's
 (store - bare: /store is the bare route plus one acquire) and added =
 limited - store (what the integration runs beyond the acquire it makes)."""
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import urllib.parse
 
 from client import Connection
 
+ROUNDS = 3
 TOTALS = re.compile(r"^(?:totals|summary): (\d+)", re.MULTILINE)
 
 
@@ -44,15 +50,20 @@ def main():
 
     # Warm-up: every route, so that the JIT (Node) or the pools (Go) have
     # settled before anything counts.
-    for i in range(max(200, requests // 2)):
+    for i in range(max(1000, 2 * requests)):
         for route in ("bare", "limited", "store"):
             get(route, f"w{route[0]}{i}")
     dump(pid, out_dir, "warmup")
-    result = {"bench": "frameworks-count", "requests": requests}
-    for route in ("bare", "limited", "store"):
-        for i in range(requests):
-            get(route, f"{route[0]}{i}")
-        result[f"{route}_instructions"] = round(dump(pid, out_dir, route) / requests)
+    result = {"bench": "frameworks-count", "requests": requests, "rounds": ROUNDS}
+    counts = {route: [] for route in ("bare", "limited", "store")}
+    for n in range(ROUNDS):
+        for route in counts:
+            for i in range(requests):
+                get(route, f"{route[0]}{n}-{i}")
+            counts[route].append(dump(pid, out_dir, f"{route}{n}") / requests)
+    for route, rounds in counts.items():
+        result[f"{route}_instructions"] = round(statistics.median(rounds))
+        result[f"{route}_rounds"] = [round(c) for c in rounds]
     result["acquire_instructions"] = result["store_instructions"] - result["bare_instructions"]
     result["added_instructions"] = result["limited_instructions"] - result["store_instructions"]
     print(json.dumps(result))

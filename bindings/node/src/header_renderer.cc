@@ -45,7 +45,8 @@ Napi::Value HeaderRenderer::New(const Napi::CallbackInfo& info) {
     limits.push_back({Int64Arg(l.Get("limit"), "limits[].limit"),
                       Int64Arg(l.Get("windowUs"), "limits[].windowUs"), 0});
   }
-  auto* renderer = new HeaderRenderer(std::move(name), std::move(limits));
+  auto* renderer =
+      new HeaderRenderer(std::move(name), std::move(limits), DataOf(env).decision_data);
   auto external = Napi::External<HeaderRenderer>::New(
       env, renderer, [](Napi::Env, HeaderRenderer* r) { delete r; });
   external.TypeTag(&kRendererTag);
@@ -60,7 +61,7 @@ Napi::Value HeaderRenderer::Render(const Napi::CallbackInfo& info) {
     ThrowTypeError(env, "renderer: is not an rl header renderer handle");
   }
   auto* r = static_cast<HeaderRenderer*>(data);
-  const double* fields = DataOf(env).decision_data;  // pending_call.h's order
+  const double* fields = r->decision_;  // pending_call.h's order
   rl_decision decision = RL_DECISION_INIT;
   decision.allowed = fields[0] != 0 ? 1 : 0;
   decision.remaining = Field(env, fields, 2, "remaining");

@@ -26,11 +26,14 @@ class HeaderRenderer {
   static Napi::Value Render(const Napi::CallbackInfo& info);
 
  private:
-  HeaderRenderer(std::string name, std::vector<rl_limit_info> limits)
-      : name_(std::move(name)), limits_(std::move(limits)) {}
+  HeaderRenderer(std::string name, std::vector<rl_limit_info> limits, const double* decision)
+      : name_(std::move(name)), limits_(std::move(limits)), decision_(decision) {}
 
   std::string name_;
   std::vector<rl_limit_info> limits_;
+  // The `decision` export's memory in the renderer's environment (it never
+  // moves): no napi_get_instance_data per request.
+  const double* decision_;
 };
 
 }  // namespace rlnode
