@@ -14,6 +14,7 @@
 // checked when the plugin and each route register: a bad one fails
 // startup, naming it.
 const { requestLimiter, setFields, tooManyRequests, storeUnreachable } = require('./http-decision');
+const { lowerCaseHeaderNames } = require('./rate-limit-headers');
 
 const clientAddress = (request) => request.ip ?? 'unknown';
 const setHeader = (reply, name, value) => reply.header(name, value);
@@ -47,7 +48,7 @@ function rlFastify(fastify, { global = true, ...defaults } = {}, done) {
           return reply.send(storeUnreachable);
         }
         request.rateLimit = decision;
-        setFields(fields, reply, setHeader);
+        setFields(fields, reply, setHeader, lowerCaseHeaderNames());
         if (outcome === 'allowed') return done();
         reply.code(429).type('text/plain; charset=utf-8');
         reply.send(tooManyRequests);

@@ -22,10 +22,9 @@ const isOutage = (err) => err instanceof RlError && native.statusIsOutage(status
 const one = () => 1;
 
 // set(target, name, value) for each field of fields (none for fail_open:
-// nothing was counted).
-function setFields(fields, target, set) {
+// nothing was counted), named by names (headerNames() by default).
+function setFields(fields, target, set, names = headerNames()) {
   if (fields === null) return;
-  const names = headerNames();
   for (let i = 0; i < fields.length; i++) if (fields[i] !== undefined) set(target, names[i], fields[i]);
 }
 

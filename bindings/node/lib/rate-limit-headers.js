@@ -10,6 +10,10 @@ const { namesOf } = require('./names');
 
 let names;
 const headerNames = () => (names ??= Object.freeze(namesOf(native.headerName))); // rl_header_name, by rl_header
+// The same in lower case: what Fastify's reply.header keeps (and sends) a
+// name as, so that it lowers nothing per request.
+let lowerNames;
+const lowerCaseHeaderNames = () => (lowerNames ??= Object.freeze(headerNames().map((name) => name.toLowerCase())));
 
 // A decision's milliseconds as librl's microseconds (-1 stays "never").
 const us = (ms) => (ms < 0 ? -1 : Math.round(ms * 1000));
@@ -59,4 +63,4 @@ function rateLimitHeaders(limiter) {
   };
 }
 
-module.exports = { fieldRenderer, headerNames, rateLimitHeaders };
+module.exports = { fieldRenderer, headerNames, lowerCaseHeaderNames, rateLimitHeaders };
