@@ -25,7 +25,7 @@ const one = () => 1;
 // nothing was counted), named by names (headerNames() by default).
 function setFields(fields, target, set, names = headerNames()) {
   if (fields === null) return;
-  for (let i = 0; i < fields.length; i++) if (fields[i] !== undefined) set(target, names[i], fields[i]);
+  for (let i = 0; i < fields.length; i++) if (fields[i] !== null) set(target, names[i], fields[i]);
 }
 
 // The options both take, checked at setup so that a bad one fails at

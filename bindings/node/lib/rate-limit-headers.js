@@ -23,12 +23,15 @@ const us = (ms) => (ms < 0 ? -1 : Math.round(ms * 1000));
 // a decision's fields as the native layer gives them (decision.js: allowed,
 // limit, remaining, retry_after_us, reset_after_us, source, limit_index,
 // suppression_factor), it returns the field values indexed by rl_header,
-// undefined where not sent, or null when none is (a fail-open decision
-// counted nothing). A decision no limiter of these limits could make (a
-// limitIndex beyond them) throws an RlError (RL_E_INVALID_ARG).
+// null where not sent, or null when none is (a fail-open decision counted
+// nothing). A decision no limiter of these limits could make (a limitIndex
+// beyond them) throws an RlError (RL_E_INVALID_ARG).
 function fieldRenderer({ name, limits }) {
   const renderer = native.headerRendererNew(name, limits);
   const fields = native.decision; // what headerRendererRender reads
+  // The RateLimit-Policy value the renderer last returned: it returns it
+  // again only when it changes (it depends on the name and limits alone).
+  let policy = null;
   return function render(allowed, limit, remaining, retryAfterUs, resetAfterUs, source, limitIndex) {
     fields[0] = allowed;
     fields[1] = limit;
@@ -37,7 +40,11 @@ function fieldRenderer({ name, limits }) {
     fields[4] = resetAfterUs;
     fields[5] = source;
     fields[6] = limitIndex;
-    return native.headerRendererRender(renderer);
+    const values = native.headerRendererRender(renderer);
+    if (values === null) return null;
+    if (typeof values === 'string') return [policy, values, null]; // an admission: RateLimit alone
+    if (values[0] !== undefined) policy = values[0];
+    return [policy, values[1], values[2]];
   };
 }
 
@@ -57,7 +64,7 @@ function rateLimitHeaders(limiter) {
     );
     const headers = {};
     values?.forEach((value, header) => {
-      headers[headerNames()[header]] = value;
+      if (value !== null) headers[headerNames()[header]] = value;
     });
     return headers;
   };

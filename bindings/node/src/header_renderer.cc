@@ -81,13 +81,23 @@ Napi::Value HeaderRenderer::Render(const Napi::CallbackInfo& info) {
       for (size_t i = 0; i < RL_HEADER_COUNT; ++i) rl_string_free(values[i]);
     }
   } freed{values};
+  const char* policy = values[RL_HEADER_RATELIMIT_POLICY];
+  const char* rate_limit = values[RL_HEADER_RATELIMIT];
   if (std::none_of(values, values + RL_HEADER_COUNT, [](char* v) { return v != nullptr; })) {
     return env.Null();
   }
+  const bool same_policy = policy != nullptr && r->sent_policy_ && r->policy_ == policy;
+  // The usual admission: only RateLimit is new.
+  if (same_policy && rate_limit != nullptr && values[RL_HEADER_RETRY_AFTER] == nullptr) {
+    return Napi::String::New(env, rate_limit);
+  }
   Napi::Array out = Napi::Array::New(env, RL_HEADER_COUNT);
   for (uint32_t i = 0; i < RL_HEADER_COUNT; ++i) {
-    if (values[i] != nullptr) out.Set(i, Napi::String::New(env, values[i]));
+    if (i == RL_HEADER_RATELIMIT_POLICY && same_policy) continue;  // JS has it
+    out.Set(i, values[i] == nullptr ? env.Null() : Napi::String::New(env, values[i]));
   }
+  r->sent_policy_ = policy != nullptr;
+  if (policy != nullptr) r->policy_ = policy;
   return out;
 }
 
