@@ -92,7 +92,7 @@ func HeaderFields(name string, limits []Limit, d Decision) ([]HeaderField, error
 		runtime.SetFinalizer(r, nil)
 		r.free()
 	}()
-	return r.render(d)
+	return r.render(nil, d)
 }
 
 // HeaderRenderer is HeaderFields for the decisions of one limiter, with its
@@ -108,7 +108,15 @@ func NewHeaderRenderer(name string, limits []Limit) *HeaderRenderer {
 
 // Fields are HeaderFields(name, limits, d).
 func (h *HeaderRenderer) Fields(d Decision) ([]HeaderField, error) {
-	return h.r.render(d)
+	return h.r.render(nil, d)
+}
+
+// AppendFields appends the fields of d to dst and returns it, as Fields
+// would give them: with a dst of capacity 3 (var buf [3]HeaderField;
+// AppendFields(buf[:0], d)) a request allocates no slice for them. On an
+// error dst is returned as it was.
+func (h *HeaderRenderer) AppendFields(dst []HeaderField, d Decision) ([]HeaderField, error) {
+	return h.r.render(dst, d)
 }
 
 // microseconds is d in whole microseconds, rounded up (rl's durations are

@@ -404,6 +404,11 @@ type headerRenderer struct {
 	name   *C.char
 	limits *C.rl_limit_info
 	count  C.size_t
+	// policy is the RateLimit-Policy value, which depends on the name and
+	// limits alone: rendered once, and sent as long as librl renders the
+	// same bytes (compared each time), so that a request does not make a Go
+	// string of it. Empty when the name cannot be rendered.
+	policy string
 }
 
 // headerNames are rl_header_name's names, by rl_header.
@@ -422,6 +427,10 @@ func newHeaderRenderer(name string, limits []Limit) *headerRenderer {
 	}
 	r := &headerRenderer{name: C.CString(name), limits: &info[0], count: C.size_t(len(limits))}
 	runtime.SetFinalizer(r, (*headerRenderer).free)
+	// Any admission of limit 0 shows the policy.
+	if fields, err := r.render(nil, Decision{Allowed: true, Source: SourceStore}); err == nil && len(fields) > 0 && fields[0].Name == headerNames()[C.RL_HEADER_RATELIMIT_POLICY] {
+		r.policy = fields[0].Value
+	}
 	return r
 }
 
@@ -430,9 +439,9 @@ func (r *headerRenderer) free() {
 	C.free(unsafe.Pointer(r.limits))
 }
 
-// render is rl_headers_render of d (through shim.c), each field named by
-// rl_header_name, in rl's order.
-func (r *headerRenderer) render(d Decision) ([]HeaderField, error) {
+// render appends to dst rl_headers_render of d (through shim.c), each
+// field named by rl_header_name, in rl's order.
+func (r *headerRenderer) render(dst []HeaderField, d Decision) ([]HeaderField, error) {
 	allowed := C.int(0)
 	if d.Allowed {
 		allowed = 1
@@ -442,20 +451,36 @@ func (r *headerRenderer) render(d Decision) ([]HeaderField, error) {
 		C.int32_t(d.LimitIndex), C.int32_t(d.Source))
 	runtime.KeepAlive(r)
 	if out == nil {
-		return nil, newError(StatusNoMemory, "headers: out of memory")
+		return dst, newError(StatusNoMemory, "headers: out of memory")
 	}
 	defer C.rlgo_rendered_free(out)
 	if out.status != C.RL_OK {
-		return nil, takeError(out.status, out.err)
+		return dst, takeError(out.status, out.err)
 	}
 	names := headerNames()
-	fields := make([]HeaderField, 0, len(out.values))
 	for i, v := range out.values {
-		if v != nil {
-			fields = append(fields, HeaderField{names[i], C.GoString(v)})
+		if v == nil {
+			continue
+		}
+		if i == C.RL_HEADER_RATELIMIT_POLICY && r.policy != "" && cStringIs(v, r.policy) {
+			dst = append(dst, HeaderField{names[i], r.policy})
+			continue
+		}
+		dst = append(dst, HeaderField{names[i], C.GoString(v)})
+	}
+	return dst, nil
+}
+
+// cStringIs says whether the NUL-terminated c holds exactly s's bytes (s
+// has no NUL), reading no byte of c past its NUL.
+func cStringIs(c *C.char, s string) bool {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(c)), len(s)+1)
+	for i := 0; i < len(s); i++ {
+		if b[i] != s[i] {
+			return false
 		}
 	}
-	return fields, nil
+	return b[len(s)] == 0
 }
 
 // Completions: rl calls these (through shim.c) on its own thread, once per

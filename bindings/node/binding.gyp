@@ -12,6 +12,7 @@
         "src/addon.cc",
         "src/args.cc",
         "src/errors.cc",
+        "src/header_renderer.cc",
         "src/limiter.cc",
         "src/pending_call.cc",
         "src/store.cc"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,15 @@ func TestHeaderFieldsOfTheSharedTable(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", c.Name, err)
 			continue
+		}
+		// What the middleware calls: a renderer kept across decisions
+		// (its RateLimit-Policy string made once), into a buffer.
+		r := rl.NewHeaderRenderer(c.Limiter.Name, limits)
+		for range 2 {
+			var buf [3]rl.HeaderField
+			if appended, err := r.AppendFields(buf[:0], d); err != nil || !slices.Equal(appended, fields) {
+				t.Errorf("%s: AppendFields = %v, %v; HeaderFields = %v", c.Name, appended, err, fields)
+			}
 		}
 		got := map[string]string{}
 		for _, f := range fields {

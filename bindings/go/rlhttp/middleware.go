@@ -23,6 +23,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"time"
 
 	rl "github.com/rl-dev/rl/bindings/go"
 )
@@ -59,6 +60,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 		}
 	}
 	headers := rl.NewHeaderRenderer(lim.Name(), lim.Limits())
+	keys := headerKeys(headers)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
@@ -72,21 +74,65 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 				return
 			}
 			// None for a fail-open decision, which counted nothing.
-			fields, err := headers.Fields(d)
+			var buf [3]rl.HeaderField
+			fields, err := headers.AppendFields(buf[:0], d)
 			if err != nil {
 				opts.OnError(w, r, err)
 				return
 			}
-			for _, f := range fields {
-				w.Header().Set(f.Name, f.Value)
-			}
+			setFields(w.Header(), keys, fields)
 			if !d.Allowed {
 				http.Error(w, "too many requests", http.StatusTooManyRequests)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), decisionKey{}, d)))
+			next.ServeHTTP(w, r.WithContext(&decisionContext{r.Context(), d}))
 		})
 	}
+}
+
+// headerKeys are the canonical keys (http.CanonicalHeaderKey) of the
+// fields a renderer sends, made once: Header.Set would make each anew per
+// request ("RateLimit-Policy" is "Ratelimit-Policy" in Go's form).
+func headerKeys(headers *rl.HeaderRenderer) map[string]string {
+	keys := map[string]string{}
+	// A denial that can be retried has every field.
+	fields, _ := headers.Fields(rl.Decision{RetryAfter: time.Second, Source: rl.SourceStore})
+	for _, f := range fields {
+		keys[f.Name] = http.CanonicalHeaderKey(f.Name)
+	}
+	return keys
+}
+
+// setFields is Header.Set of each field, with one slice under all the
+// values (each capped, so that an Add appends elsewhere).
+func setFields(h http.Header, keys map[string]string, fields []rl.HeaderField) {
+	if len(fields) == 0 {
+		return
+	}
+	values := make([]string, len(fields))
+	for i, f := range fields {
+		key, ok := keys[f.Name]
+		if !ok {
+			key = http.CanonicalHeaderKey(f.Name)
+		}
+		values[i] = f.Value
+		h[key] = values[i : i+1 : i+1]
+	}
+}
+
+// decisionContext is the request's context with the decision in it
+// (DecisionFrom): context.WithValue's, in one allocation instead of two
+// (its value would be boxed on its own).
+type decisionContext struct {
+	context.Context
+	d rl.Decision
+}
+
+func (c *decisionContext) Value(key any) any {
+	if _, ok := key.(decisionKey); ok {
+		return c.d
+	}
+	return c.Context.Value(key)
 }
 
 // ClientIP is the host part of r.RemoteAddr. Behind a proxy, use a Key that

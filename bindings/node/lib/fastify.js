@@ -13,9 +13,11 @@
 // handler. The fields are librl's (docs/http-headers.md). Options are
 // checked when the plugin and each route register: a bad one fails
 // startup, naming it.
-const { requestLimiter, tooManyRequests, storeUnreachable } = require('./http-decision');
+const { requestLimiter, setFields, tooManyRequests, storeUnreachable } = require('./http-decision');
+const { lowerCaseHeaderNames } = require('./rate-limit-headers');
 
 const clientAddress = (request) => request.ip ?? 'unknown';
+const setHeader = (reply, name, value) => reply.header(name, value);
 
 function rlFastify(fastify, { global = true, ...defaults } = {}, done) {
   if (typeof global !== 'boolean') return done(new TypeError('@rl/node/fastify: global: must be true or false'));
@@ -36,19 +38,21 @@ function rlFastify(fastify, { global = true, ...defaults } = {}, done) {
     const where = `@rl/node/fastify: route ${route.method} ${route.url}`;
     const decide = own === undefined || own === true ? decideByDefault : requestLimiter({ ...base, ...own }, where);
     if (!decide) throw new TypeError(`${where}: limiter: is required (the plugin has none)`);
-    const hook = async (request, reply) => {
-      const { outcome, decision, headers, err } = await decide(request);
-      if (outcome === 'error') throw err;
-      if (outcome === 'outage') {
-        reply.code(503).type('text/plain; charset=utf-8');
-        return reply.send(storeUnreachable);
-      }
-      request.rateLimit = decision;
-      reply.headers(headers);
-      if (outcome === 'denied') {
+    // A callback hook, not an async one: Fastify waits for done without a
+    // promise of the hook's own.
+    const hook = (request, reply, done) => {
+      decide(request, (outcome, decision, fields, err) => {
+        if (outcome === 'error') return done(err);
+        if (outcome === 'outage') {
+          reply.code(503).type('text/plain; charset=utf-8');
+          return reply.send(storeUnreachable);
+        }
+        request.rateLimit = decision;
+        setFields(fields, reply, setHeader, lowerCaseHeaderNames());
+        if (outcome === 'allowed') return done();
         reply.code(429).type('text/plain; charset=utf-8');
-        return reply.send(tooManyRequests);
-      }
+        reply.send(tooManyRequests);
+      });
     };
     route.onRequest = [...(route.onRequest ? [].concat(route.onRequest) : []), hook];
   });

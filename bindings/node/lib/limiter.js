@@ -9,6 +9,7 @@ const { decisionOf, readLastDecision, decisionsOf, settledOf } = require('./deci
 // The per-decision functions, read once from the addon's exports (dozens of
 // properties): loading one per call showed as a LoadIC in tryAcquire's profile.
 const { ops, limiterAcquire, limiterPeek, limiterRefund, limiterCallAsync } = native;
+const last = native.decision; // a sync call's decision
 
 // The synchronous rl_* function of each op, for an inline store.
 const syncCallOf = { [ops.acquire]: limiterAcquire, [ops.peek]: limiterPeek, [ops.refund]: limiterRefund };
@@ -18,6 +19,13 @@ const unsupported = () =>
     'RL_E_UNSUPPORTED',
     'tryAcquire: only an inline memory:// store decides without waiting; on this store it would block the event loop for a round trip: use acquire()',
   );
+
+// acquire with a callback instead of a promise, for lib's HTTP
+// integrations (http-decision.js): limiter[acquireFields](key, cost,
+// callback) runs callback(err, ...the decision's fields as the native layer
+// gives them, decision.js), with err null on success. A promise per
+// request, and the ms the header fields would convert back to us, less.
+const acquireFields = Symbol('rl.acquireFields');
 
 // A duration option in ms as librl's microseconds (undefined stays so).
 // Infinity is `infinite`; librl checks nothing else it could name as timeoutMs.
@@ -94,6 +102,25 @@ class Limiter {
     if (!this.#inline) throw this.#store.closed ? new RlError('RL_E_SHUTDOWN', 'store: closed') : unsupported();
     limiterAcquire(this.#handle, key, cost);
     return readLastDecision();
+  }
+
+  /** @internal See acquireFields above. Never throws: a failure is the callback's. */
+  [acquireFields](key, cost, callback) {
+    if (!this.#inline) {
+      try {
+        limiterCallAsync(this.#handle, ops.acquire, key, cost, 0, callback);
+      } catch (err) {
+        callback(err);
+      }
+      return;
+    }
+    try {
+      limiterAcquire(this.#handle, key, cost);
+    } catch (err) {
+      callback(err);
+      return;
+    }
+    callback(null, last[0], last[1], last[2], last[3], last[4], last[5], last[6], last[7]);
   }
 
   /** Decides without recording anything (cost 0: the key's state). */
@@ -178,4 +205,4 @@ class Limiter {
   }
 }
 
-module.exports = { Limiter };
+module.exports = { Limiter, acquireFields };

@@ -13,28 +13,43 @@
 // Unavailable, never 429. Every other failure (bad input, a closed store,
 // refused credentials) goes to next(err), as Go's rlhttp gives it to
 // OnError.
-const { requestLimiter, tooManyRequests, storeUnreachable } = require('./http-decision');
+const { requestLimiter, setFields, tooManyRequests, storeUnreachable } = require('./http-decision');
 
 const clientAddress = (req) => req.ip ?? req.socket?.remoteAddress ?? 'unknown';
+const setHeader = (res, name, value) => res.setHeader(name, value);
 
 function middleware({ key = clientAddress, ...options } = {}) {
   const decide = requestLimiter({ key, ...options }, 'middleware');
-  return async function rateLimit(req, res, next) {
-    const { outcome, decision, headers, err } = await decide(req);
-    if (outcome === 'error') return next(err);
-    if (outcome === 'outage') {
-      res.statusCode = 503;
-      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-      res.end(storeUnreachable);
-      return;
-    }
-    req.rateLimit = decision;
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (outcome === 'allowed') return next();
-    res.statusCode = 429;
-    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.end(tooManyRequests);
+  // Settles once it has answered or called next, and rejects when next
+  // throws, as an async function would (a caller may await it).
+  return function rateLimit(req, res, next) {
+    return new Promise((resolve, reject) => {
+      decide(req, (outcome, decision, fields, err) => {
+        try {
+          answer(req, res, next, outcome, decision, fields, err);
+          resolve();
+        } catch (thrown) {
+          reject(thrown);
+        }
+      });
+    });
   };
+}
+
+function answer(req, res, next, outcome, decision, fields, err) {
+  if (outcome === 'error') return next(err);
+  if (outcome === 'outage') {
+    res.statusCode = 503;
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(storeUnreachable);
+    return;
+  }
+  req.rateLimit = decision;
+  setFields(fields, res, setHeader);
+  if (outcome === 'allowed') return next();
+  res.statusCode = 429;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.end(tooManyRequests);
 }
 
 module.exports = { middleware };

@@ -7,6 +7,7 @@
 //   type is a TypeError naming the argument, before anything reaches librl.
 // - A sync call's decision goes to the `decision` export (a Float64Array,
 //   pending_call.h gives its order), not into a new object: no allocation.
+//   headerRendererRender reads its decision from there too.
 // - An async rl_* function takes a JS callback (never a promise: the
 //   callback is how rl.h completes, and lib chooses what to build from it),
 //   run on the JS thread; it throws, and never calls back, when librl
@@ -14,15 +15,12 @@
 #include <napi.h>
 #include <rl/rl.h>
 
-#include <algorithm>
-#include <climits>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "addon_data.h"
 #include "args.h"
 #include "errors.h"
+#include "header_renderer.h"
 #include "limiter.h"
 #include "pending_call.h"
 #include "store.h"
@@ -99,46 +97,6 @@ Napi::Value StatusIsOutage(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), rl_status_is_outage(static_cast<int>(status)) != 0);
 }
 
-// headersRender(name, [{limit, windowUs}, ...], allowed, remaining,
-// retryAfterUs, resetAfterUs, limitIndex, source) -> rl_headers_render: the
-// value of each header field, indexed by rl_header, null where not sent.
-Napi::Value HeadersRender(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const std::string name = StringArg(info[0], "name");
-  if (!info[1].IsArray()) ThrowTypeError(env, "limits: must be an array of {limit, windowUs}");
-  Napi::Array given = info[1].As<Napi::Array>();
-  std::vector<rl_limit_info> limits;
-  for (uint32_t i = 0; i < given.Length(); ++i) {
-    Napi::Value limit = given.Get(i);
-    if (!limit.IsObject()) ThrowTypeError(env, "limits: must be an array of {limit, windowUs}");
-    Napi::Object l = limit.As<Napi::Object>();
-    limits.push_back({Int64Arg(l.Get("limit"), "limits[].limit"),
-                      Int64Arg(l.Get("windowUs"), "limits[].windowUs"), 0});
-  }
-  rl_decision decision = RL_DECISION_INIT;
-  decision.allowed = info[2].ToBoolean() ? 1 : 0;
-  decision.remaining = Int64Arg(info[3], "remaining");
-  decision.retry_after_us = Int64Arg(info[4], "retryAfterUs");
-  decision.reset_after_us = Int64Arg(info[5], "resetAfterUs");
-  // Out of int32's range is beyond any limiter's limits: librl names it.
-  decision.limit_index = static_cast<int32_t>(
-      std::clamp<int64_t>(Int64Arg(info[6], "limitIndex"), INT32_MIN, INT32_MAX));
-  decision.source =
-      static_cast<int32_t>(std::clamp<int64_t>(Int64Arg(info[7], "source"), INT32_MIN, INT32_MAX));
-  char* values[RL_HEADER_COUNT] = {};
-  rl_error* err = nullptr;
-  ThrowIfFailed(env,
-                rl_headers_render(name.c_str(), limits.data(), limits.size(), &decision, values,
-                                  RL_HEADER_COUNT, &err),
-                err);
-  Napi::Array out = Napi::Array::New(env, RL_HEADER_COUNT);
-  for (uint32_t i = 0; i < RL_HEADER_COUNT; ++i) {
-    out.Set(i, values[i] == nullptr ? env.Null() : Napi::String::New(env, values[i]));
-    rl_string_free(values[i]);
-  }
-  return out;
-}
-
 Napi::Object Ops(Napi::Env env) {
   Napi::Object ops = Napi::Object::New(env);
   ops.Set("acquire", Napi::Number::New(env, RL_OP_ACQUIRE));
@@ -175,7 +133,8 @@ static Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   add("headerName", NameOf<rl_header_name>);
   add("configDescribe", ConfigDescribe);
   add("settingDescribe", SettingDescribe);
-  add("headersRender", HeadersRender);
+  add("headerRendererNew", HeaderRenderer::New);
+  add("headerRendererRender", HeaderRenderer::Render);
   add("storeOpen", Store::Open);
   add("storeClose", Store::Close);
   add("storeClockSet", Store::ClockSet);

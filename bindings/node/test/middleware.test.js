@@ -108,6 +108,62 @@ test('RateLimit names the limit that decided even when limits share a value', as
   store.close();
 });
 
+// key and cost may return promises (awaited, key's first); a key that
+// throws, or rejects, goes to next(err) with nothing counted; a cost of
+// undefined is 1; and a next that throws rejects the middleware's promise.
+test('key and cost: promises, failures and undefined', async () => {
+  const rl = require('..');
+  const store = await rl.open('memory://?clock=manual');
+  {
+    const limiter = store.limiter({ limit: '10/1m', name: 'api' });
+    const run = async (key, cost, next = () => {}) => {
+      const headers = {};
+      const req = {};
+      const res = { setHeader: (n, v) => (headers[n] = v), end() {}, statusCode: 200 };
+      let passedErr = null;
+      await rl.middleware({ limiter, key, cost })(req, res, (err) => {
+        passedErr = err ?? null;
+        next();
+      });
+      return { headers, decision: req.rateLimit, err: passedErr };
+    };
+    const order = [];
+    const asyncKey = async () => {
+      order.push('key');
+      return 'k';
+    };
+    const asyncCost = () => {
+      order.push('cost');
+      return Promise.resolve(3);
+    };
+    let r = await run(asyncKey, asyncCost);
+    assert.deepEqual(order, ['key', 'cost']);
+    assert.equal(r.decision.remaining, 7);
+    assert.equal(r.headers.RateLimit, '"api";r=7;t=18');
+    r = await run(() => 'k', () => Promise.resolve(2));
+    assert.equal(r.decision.remaining, 5);
+    r = await run(() => 'k', () => undefined);
+    assert.equal(r.decision.remaining, 4);
+    r = await run(() => {
+      throw new Error('no key here');
+    });
+    assert.match(r.err.message, /no key here/);
+    assert.equal(r.decision, undefined);
+    r = await run(() => Promise.reject(new Error('no key later')));
+    assert.match(r.err.message, /no key later/);
+    r = await run(() => 'k', () => -1);
+    assert.equal(r.err.code, 'RL_E_INVALID_ARG');
+    assert.equal((await limiter.peek('k', 0)).remaining, 4, 'nothing was counted by the failures');
+    await assert.rejects(
+      run(() => 'k', () => 1, () => {
+        throw new Error('from next');
+      }),
+      /from next/,
+    );
+  }
+  store.close();
+});
+
 // A store outage under each onFailure (nothing listens on port 1).
 async function outageAnswer(onFailure) {
   const rl = require('..');
@@ -181,5 +237,7 @@ test('the header fields of every decision of the shared table', () => {
       continue;
     }
     assert.deepEqual(headersFor(decision), c.headers, c.name);
+    // Again: the renderer hands RateLimit-Policy over once, then JS keeps it.
+    assert.deepEqual(headersFor(decision), c.headers, `${c.name} (again)`);
   }
 });
