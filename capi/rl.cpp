@@ -3,10 +3,12 @@
 #include "rl/rl.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -293,9 +295,12 @@ rl_status rl_headers_render(const char* name, const rl_limit_info* limits, size_
     require(decision, "decision");
     check_version(decision->version, RL_DECISION_VERSION, "decision");
     if (count > 0) require(values, "values");
-    std::vector<rl::HeaderLimit> shown;
-    for (size_t i = 0; i < limit_count; ++i)
-      shown.push_back({limits[i].limit, limits[i].window_us});
+    // A limiter's few limits on the stack: this runs once per HTTP response.
+    std::array<rl::HeaderLimit, 8> few;
+    std::vector<rl::HeaderLimit> many(limit_count > few.size() ? limit_count : 0);
+    const std::span<rl::HeaderLimit> shown =
+        many.empty() ? std::span(few).first(limit_count) : std::span(many);
+    for (size_t i = 0; i < limit_count; ++i) shown[i] = {limits[i].limit, limits[i].window_us};
     const rl::HeaderDecision d{decision->allowed != 0,
                                decision->remaining,
                                decision->retry_after_us,

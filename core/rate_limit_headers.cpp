@@ -1,6 +1,7 @@
 #include "rate_limit_headers.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "error.h"
 #include "quote.h"
@@ -11,18 +12,34 @@ namespace {
 
 constexpr int64_t kUsPerSecond = 1'000'000;
 
-// Counts and durations a decision or limit cannot have below min.
-void check_at_least(int64_t value, int64_t min, const std::string& what) {
+// Counts and durations a decision or limit cannot have below min; `what`
+// is made only for the message (a call per request renders these).
+template <typename What>
+void check_at_least(int64_t value, int64_t min, What what) {
   if (value < min) {
-    fail_invalid(what + ": " + std::to_string(value) + " is below " + std::to_string(min));
+    fail_invalid(std::string(what()) + ": " + std::to_string(value) + " is below " +
+                 std::to_string(min));
   }
 }
 
-// The policy item of limit i: the limiter's name, "name-i" when it has
-// several limits, so each item names one limit.
-std::string item_name(std::string_view name, size_t limit_count, size_t i) {
-  if (limit_count == 1) return sf_string(name, "name");
-  return sf_string(std::string(name) + "-" + std::to_string(i), "name");
+void append_int(std::string& out, int64_t value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, end);
+}
+
+// The policy item of limit i: the limiter's name (quoted once by the
+// caller), "name-i" when it has several limits, so each item names one.
+void append_item(std::string& out, std::string_view name, std::string_view quoted,
+                 size_t limit_count, size_t i) {
+  if (limit_count == 1) {
+    out += quoted;
+    return;
+  }
+  std::string numbered(name);
+  numbered += '-';
+  append_int(numbered, static_cast<int64_t>(i));
+  out += sf_string(numbered, "name");
 }
 
 }  // namespace
@@ -37,7 +54,9 @@ int64_t header_seconds(int64_t us) {
 }
 
 std::string sf_string(std::string_view text, std::string_view what) {
-  std::string out = "\"";
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '"';
   for (char c : text) {
     if (c < 0x20 || c > 0x7e) {
       fail_invalid(std::string(what) + ": " + quote(text) +
@@ -61,18 +80,26 @@ HeaderValues rate_limit_headers(std::string_view name, std::span<const HeaderLim
     fail_invalid("decision.limit_index: " + std::to_string(d.limit_index) + " is not 0 to " +
                  std::to_string(limits.size() - 1) + ", the limits given");
   }
-  check_at_least(d.remaining, 0, "decision.remaining");
-  check_at_least(d.reset_after_us, 0, "decision.reset_after_us");
-  check_at_least(d.retry_after_us, -1, "decision.retry_after_us");
+  check_at_least(d.remaining, 0, [] { return "decision.remaining"; });
+  check_at_least(d.reset_after_us, 0, [] { return "decision.reset_after_us"; });
+  check_at_least(d.retry_after_us, -1, [] { return "decision.retry_after_us"; });
+  // One limit's items are the quoted name, made once (after that limit's
+  // checks, whose errors come first); several limits' are numbered.
+  std::string quoted;
   std::string policy;
+  policy.reserve(limits.size() * (name.size() + 40));
   for (size_t i = 0; i < limits.size(); ++i) {
-    const std::string at = "limits[" + std::to_string(i) + "]";
-    check_at_least(limits[i].limit, 1, at + ".limit");
-    check_at_least(limits[i].window_us, 1, at + ".window_us");
+    const auto at = [i](const char* field) { return "limits[" + std::to_string(i) + "]." + field; };
+    check_at_least(limits[i].limit, 1, [&] { return at("limit"); });
+    check_at_least(limits[i].window_us, 1, [&] { return at("window_us"); });
+    if (limits.size() == 1) quoted = sf_string(name, "name");
     if (i > 0) policy += ", ";
     // A window of any length is at least 1 s: rounding up never gives 0.
-    policy += item_name(name, limits.size(), i) + ";q=" + std::to_string(limits[i].limit) +
-              ";w=" + std::to_string(header_seconds(limits[i].window_us));
+    append_item(policy, name, quoted, limits.size(), i);
+    policy += ";q=";
+    append_int(policy, limits[i].limit);
+    policy += ";w=";
+    append_int(policy, header_seconds(limits[i].window_us));
   }
 
   HeaderValues values;
@@ -80,15 +107,18 @@ HeaderValues rate_limit_headers(std::string_view name, std::span<const HeaderLim
   if (d.source == static_cast<int>(Source::fail_open)) return values;
   values[static_cast<int>(Header::policy)] = std::move(policy);
   // t may be 0: the key is back to full capacity now.
-  values[static_cast<int>(Header::rate_limit)] =
-      item_name(name, limits.size(), static_cast<size_t>(d.limit_index)) +
-      ";r=" + std::to_string(d.remaining) +
-      ";t=" + std::to_string(header_seconds(d.reset_after_us));
+  std::string& rate_limit = values[static_cast<int>(Header::rate_limit)].emplace();
+  rate_limit.reserve(name.size() + 48);
+  append_item(rate_limit, name, quoted, limits.size(), static_cast<size_t>(d.limit_index));
+  rate_limit += ";r=";
+  append_int(rate_limit, d.remaining);
+  rate_limit += ";t=";
+  append_int(rate_limit, header_seconds(d.reset_after_us));
   // A denial that can be retried; never 0, which would invite a retry at
   // once, and rounded up, so the retry is never early.
   if (!d.allowed && d.retry_after_us >= 0) {
-    values[static_cast<int>(Header::retry_after)] =
-        std::to_string(std::max<int64_t>(1, header_seconds(d.retry_after_us)));
+    std::string& retry = values[static_cast<int>(Header::retry_after)].emplace();
+    append_int(retry, std::max<int64_t>(1, header_seconds(d.retry_after_us)));
   }
   return values;
 }
