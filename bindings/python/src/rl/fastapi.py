@@ -61,8 +61,9 @@ class RateLimit:
             raise HTTPException(429, "Too Many Requests", headers=fields.named(values))
         if values[0] is not None or values[1] is not None:
             headers = response.headers
-            if headers.raw:  # another dependency's fields: set them over it, as a dict would
+            raw = headers.raw
+            if raw:  # another dependency's fields: set them over theirs, as update does
                 headers.update(fields.named(values))
             else:
-                headers.raw.extend(fields.as_raw(values))
+                raw.extend(fields.as_raw(values))
         return decision

@@ -11,7 +11,8 @@ send) in its trailing metadata; a call let through gets ratelimit-policy and
 ratelimit as initial metadata. A store outage under on_failure="closed" is
 UNAVAILABLE, never RESOURCE_EXHAUSTED; "open" lets calls through without
 fields; any other failure is INTERNAL. ``skip(method)`` exempts methods
-(e.g. health checks). Needs grpcio (not a dependency of rl).
+(e.g. health checks); it is asked once per method, as each method's limited
+handler is made once, on its first call. Needs grpcio (not a dependency of rl).
 """
 
 from __future__ import annotations
