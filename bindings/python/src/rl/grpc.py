@@ -109,12 +109,12 @@ class RateLimitInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     def _wrap(self, handler: Any, method: str) -> Any:
         o = self._o
         limiter, key_of, cost_of, fields = o.limiter, o.key, o.cost, o.fields
-        cost = 1 if cost_of is None else None
 
         def limited(behaviour: Callable[..., Any]) -> Callable[..., Any]:
             def call(request_or_iterator: Any, context: Any) -> Any:
                 try:
-                    decision = limiter.acquire(key_of(context, method), cost_of(method) if cost is None else cost)
+                    cost = 1 if cost_of is None else cost_of(method)
+                    decision = limiter.acquire(key_of(context, method), cost)
                     metadata = fields.as_pairs(fields.values(decision))
                 except RateLimitError as e:
                     context.abort(*_refusal(e))
@@ -147,12 +147,12 @@ class AsyncRateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[mis
     def _wrap(self, handler: Any, method: str) -> Any:
         o = self._o
         limiter, key_of, cost_of, fields = o.limiter, o.key, o.cost, o.fields
-        cost = 1 if cost_of is None else None
 
         async def check(context: Any) -> None:
             # The acquire's future is awaited here: no coroutine of its own.
             try:
-                pending = limiter._acquire_started(key_of(context, method), cost_of(method) if cost is None else cost)
+                cost = 1 if cost_of is None else cost_of(method)
+                pending = limiter._acquire_started(key_of(context, method), cost)
                 decision = pending if isinstance(pending, Decision) else await pending
                 metadata = fields.as_pairs(fields.values(decision))
             except RateLimitError as e:
