@@ -8,6 +8,10 @@ send the same bytes for the same decision.
     outcome.kind: "allowed" | "denied"  -> outcome.headers to set; 429 when denied
                   "outage"              -> 503 (a store outage under on_failure="closed")
                   "error"               -> outcome.error to the framework's error path
+
+The asyncio integrations take the same steps without an Outcome per request:
+Limiter._acquire_started, is_outage for a failure, and fields_of(limiter)
+(Fields) for the fields in the form their framework sends.
 """
 
 from __future__ import annotations
