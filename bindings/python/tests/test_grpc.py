@@ -1,7 +1,8 @@
 """rl.grpc's interceptors in real grpcio servers on loopback (sync and
 asyncio) serving the health service: 5 calls carry librl's fields, the 6th
 fails RESOURCE_EXHAUSTED with them in its trailers, an unreachable store is
-UNAVAILABLE, skipped methods pass, streams are limited when they start."""
+UNAVAILABLE, skipped methods pass, streams are limited when they start, and
+each method's limited handler is made (and skip asked) once."""
 
 from __future__ import annotations
 
@@ -84,6 +85,37 @@ async def test_asyncio_calls_and_streams_are_limited() -> None:
                     await stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
                 assert denied.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                 assert dict(denied.value.trailing_metadata())["retry-after"] == "720"
+        finally:
+            await server.stop(None)
+
+
+@pytest.mark.asyncio
+async def test_each_methods_limited_handler_is_made_once_and_acquires_per_call() -> None:
+    asked: list[str] = []
+
+    def skip(method: str) -> bool:
+        asked.append(method)
+        return method.endswith("/Watch")
+
+    with rl.open("memory://?clock=manual") as store:
+        interceptor = rlgrpc.AsyncRateLimitInterceptor(store.limiter(limit="5/h", name="once"), skip=skip)
+        server = grpc.aio.server(interceptors=[interceptor])
+        health_pb2_grpc.add_HealthServicer_to_server(health_aio.HealthServicer(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = health_pb2_grpc.HealthStub(channel)
+                for i in range(1, 4):
+                    call = stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                    await call
+                    assert dict(await call.initial_metadata())["ratelimit"] == f'"once";r={5 - i};t={720 * i}'
+                for _ in range(2):
+                    watch = stub.Watch(health_pb2.HealthCheckRequest(), timeout=10)
+                    await watch.read()
+                    assert "ratelimit" not in dict(await watch.initial_metadata())
+                    watch.cancel()
+            assert asked == ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"]
         finally:
             await server.stop(None)
 

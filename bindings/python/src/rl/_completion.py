@@ -24,7 +24,7 @@ class _Queue:
         handle = native.queue_new()
         self.handle = handle
         loop_ref = weakref.ref(loop)
-        drain = native.queue_drain
+        drain = native._native.queue_drain  # SWIG's own: no Python wrapper per wake-up
 
         def wake() -> None:
             # The queue holds only a weak reference to the loop: a loop that
@@ -41,9 +41,24 @@ class _Queue:
 _queues: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue]" = weakref.WeakKeyDictionary()
 
 
+def _no_loop() -> None:
+    return None
+
+
+# The loop of the last call and its queue's handle: a program runs one loop,
+# so this spares a call the weak dictionary's lookup (a new weak reference
+# each). Weak: a loop that is gone frees its queue as before.
+_last: tuple[Any, Any] = (_no_loop, None)
+
+
 def queue_of(loop: asyncio.AbstractEventLoop) -> Any:
     """The native completion queue of loop (made on first use)."""
+    global _last
+    last_loop, handle = _last
+    if last_loop() is loop:
+        return handle
     q = _queues.get(loop)
     if q is None:
         q = _queues[loop] = _Queue(loop)
+    _last = (weakref.ref(loop), q.handle)
     return q.handle

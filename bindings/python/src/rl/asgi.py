@@ -20,7 +20,9 @@ from __future__ import annotations
 import inspect
 from typing import Any, Awaitable, Callable, MutableMapping, Optional
 
-from .http import STORE_UNREACHABLE, TOO_MANY_REQUESTS, CostFunc, KeyFunc, adecide, check_options
+from .decision import Decision
+from .errors import RateLimitError
+from .http import STORE_UNREACHABLE, TOO_MANY_REQUESTS, CostFunc, KeyFunc, check_options, fields_of, is_outage
 from .limiter import Limiter
 
 Scope = MutableMapping[str, Any]
@@ -36,14 +38,8 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "unknown"
 
 
-async def _call(f: Callable[[Any], Any], arg: Any) -> Any:
-    value = f(arg)
-    return await value if inspect.isawaitable(value) else value
-
-
-async def _answer(send: Send, status: int, headers: dict[str, str], body: str) -> None:
-    raw = [(b"content-type", b"text/plain; charset=utf-8")]
-    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+async def _answer(send: Send, status: int, fields: list[tuple[bytes, bytes]], body: str) -> None:
+    raw = [(b"content-type", b"text/plain; charset=utf-8"), *fields]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body.encode()})
 
@@ -63,24 +59,38 @@ class RateLimitMiddleware:
         self.app = app
         self.limiter = limiter
         self.key: Callable[[Any], Any] = key or client_address
-        self.cost: Callable[[Any], Any] = cost or (lambda scope: 1)
+        self.cost: Optional[Callable[[Any], Any]] = cost
+        self._fields = fields_of(limiter)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        outcome = await adecide(self.limiter, await _call(self.key, scope), await _call(self.cost, scope))
-        if outcome.kind == "error":
-            assert outcome.error is not None
-            raise outcome.error
-        if outcome.kind == "outage":
-            await _answer(send, 503, {}, STORE_UNREACHABLE)
+        # The acquire's future is awaited here, in no coroutine of its own.
+        key = self.key(scope)
+        if key.__class__ is not str and key.__class__ is not bytes and inspect.isawaitable(key):
+            key = await key
+        cost: Any = 1
+        if self.cost is not None:
+            cost = self.cost(scope)
+            if inspect.isawaitable(cost):
+                cost = await cost
+        decision: Optional[Decision] = None
+        try:
+            pending = self.limiter._acquire_started(key, cost)
+            decision = pending if isinstance(pending, Decision) else await pending
+        except RateLimitError as e:
+            if not is_outage(e):
+                raise
+        if decision is None:
+            await _answer(send, 503, [], STORE_UNREACHABLE)
             return
-        if outcome.kind == "denied":
-            await _answer(send, 429, outcome.headers, TOO_MANY_REQUESTS)
+        values = self._fields.values(decision)
+        fields = self._fields.as_raw(values)
+        if not decision.allowed:
+            await _answer(send, 429, fields, TOO_MANY_REQUESTS)
             return
-        scope.setdefault("state", {})["rate_limit"] = outcome.decision
-        fields = [(k.lower().encode(), v.encode()) for k, v in outcome.headers.items()]
+        scope.setdefault("state", {})["rate_limit"] = decision
 
         async def send_with_fields(message: Message) -> None:
             if message["type"] == "http.response.start" and fields:

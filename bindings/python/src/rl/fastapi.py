@@ -18,7 +18,8 @@ from typing import Any, Callable, Optional
 from fastapi import HTTPException, Request, Response
 
 from .decision import Decision
-from .http import CostFunc, KeyFunc, adecide, check_options
+from .errors import RateLimitError
+from .http import CostFunc, KeyFunc, check_options, fields_of, is_outage
 from .limiter import Limiter
 
 
@@ -33,21 +34,36 @@ class RateLimit:
         check_options("rl.fastapi.RateLimit", limiter, key, cost)
         self.limiter = limiter
         self.key: Callable[[Any], Any] = key or client_address
-        self.cost: Callable[[Any], Any] = cost or (lambda request: 1)
+        self.cost: Optional[Callable[[Any], Any]] = cost
+        self._fields = fields_of(limiter)
 
     async def __call__(self, request: Request, response: Response) -> Decision:
+        # One coroutine per request, this one: the acquire's future is
+        # awaited here, not through adecide's and aacquire's.
         key = self.key(request)
-        cost = self.cost(request)
-        key = await key if inspect.isawaitable(key) else key
-        cost = await cost if inspect.isawaitable(cost) else cost
-        outcome = await adecide(self.limiter, key, cost)
-        if outcome.kind == "error":
-            assert outcome.error is not None
-            raise outcome.error
-        if outcome.kind == "outage":
-            raise HTTPException(503, "Service Unavailable: rate limiter store unreachable")
-        if outcome.kind == "denied":
-            raise HTTPException(429, "Too Many Requests", headers=outcome.headers)
-        response.headers.update(outcome.headers)
-        assert outcome.decision is not None
-        return outcome.decision
+        if key.__class__ is not str and key.__class__ is not bytes and inspect.isawaitable(key):
+            key = await key
+        cost: Any = 1
+        if self.cost is not None:
+            cost = self.cost(request)
+            if inspect.isawaitable(cost):
+                cost = await cost
+        try:
+            pending = self.limiter._acquire_started(key, cost)
+            decision = pending if isinstance(pending, Decision) else await pending
+        except RateLimitError as e:
+            if is_outage(e):
+                raise HTTPException(503, "Service Unavailable: rate limiter store unreachable") from None
+            raise
+        fields = self._fields
+        values = fields.values(decision)
+        if not decision.allowed:
+            raise HTTPException(429, "Too Many Requests", headers=fields.named(values))
+        if values[0] is not None or values[1] is not None:
+            headers = response.headers
+            raw = headers.raw
+            if raw:  # another dependency's fields: set them over theirs, as update does
+                headers.update(fields.named(values))
+            else:
+                raw.extend(fields.as_raw(values))
+        return decision

@@ -11,7 +11,8 @@ send) in its trailing metadata; a call let through gets ratelimit-policy and
 ratelimit as initial metadata. A store outage under on_failure="closed" is
 UNAVAILABLE, never RESOURCE_EXHAUSTED; "open" lets calls through without
 fields; any other failure is INTERNAL. ``skip(method)`` exempts methods
-(e.g. health checks). Needs grpcio (not a dependency of rl).
+(e.g. health checks); it is asked once per method, as each method's limited
+handler is made once, on its first call. Needs grpcio (not a dependency of rl).
 """
 
 from __future__ import annotations
@@ -22,10 +23,16 @@ from typing import Any, Callable, Optional
 import grpc  # type: ignore[import-untyped]
 import grpc.aio  # type: ignore[import-untyped]
 
-from .http import Outcome, adecide, check_options, decide
+from .decision import Decision
+from .errors import RateLimitError
+from .http import check_options, fields_of, is_outage
 from .limiter import Limiter
 
 KeyOf = Callable[[Any, str], Any]
+
+# Wrapped handlers kept per method (see _Options.handler): at most this many
+# methods, so a generic handler that answers any name cannot grow it forever.
+_MAX_CACHED_METHODS = 4096
 
 
 def peer_address(context: Any, method: str) -> str:
@@ -38,18 +45,11 @@ def peer_address(context: Any, method: str) -> str:
     return peer
 
 
-def _metadata(outcome: Outcome) -> tuple[tuple[str, str], ...]:
-    return tuple((k.lower(), v) for k, v in outcome.headers.items())
-
-
-def _refusal(outcome: Outcome) -> Optional[tuple[grpc.StatusCode, str]]:
-    if outcome.kind == "outage":
+def _refusal(error: RateLimitError) -> tuple[grpc.StatusCode, str]:
+    """The status of a call whose acquire failed."""
+    if is_outage(error):
         return grpc.StatusCode.UNAVAILABLE, "rate limiter store unreachable"
-    if outcome.kind == "error":
-        return grpc.StatusCode.INTERNAL, f"rate limiter failed: {outcome.error}"
-    if outcome.kind == "denied":
-        return grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit exceeded"
-    return None
+    return grpc.StatusCode.INTERNAL, f"rate limiter failed: {error}"
 
 
 def _wrap(handler: Any, limited: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Any:
@@ -75,8 +75,22 @@ class _Options:
             raise TypeError(f"{what}: skip: must be a function of the method name")
         self.limiter = limiter
         self.key: KeyOf = key or peer_address
-        self.cost: Callable[[str], int] = cost or (lambda method: 1)
+        self.cost: Optional[Callable[[str], int]] = cost
         self.skip: Callable[[str], bool] = skip or (lambda method: False)
+        self.fields = fields_of(limiter)
+        self._handlers: dict[str, tuple[Any, Any]] = {}
+
+    def handler(self, method: str, handler: Any, wrap: Callable[[Any, str], Any]) -> Any:
+        """handler limited (wrap(handler, method)), or itself when skip(method):
+        made once per method and handler, not per call (a new method handler
+        and its closures per call otherwise)."""
+        known = self._handlers.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        limited = handler if self.skip(method) else wrap(handler, method)
+        if len(self._handlers) < _MAX_CACHED_METHODS:
+            self._handlers[method] = (handler, limited)
+        return limited
 
 
 class RateLimitInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
@@ -88,21 +102,28 @@ class RateLimitInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
 
     def intercept_service(self, continuation: Any, details: Any) -> Any:
         handler = continuation(details)
-        method = details.method
-        if handler is None or self._o.skip(method):
-            return handler
+        if handler is None:
+            return None
+        return self._o.handler(details.method, handler, self._wrap)
+
+    def _wrap(self, handler: Any, method: str) -> Any:
         o = self._o
+        limiter, key_of, cost_of, fields = o.limiter, o.key, o.cost, o.fields
 
         def limited(behaviour: Callable[..., Any]) -> Callable[..., Any]:
             def call(request_or_iterator: Any, context: Any) -> Any:
-                outcome = decide(o.limiter, o.key(context, method), o.cost(method))
-                refusal = _refusal(outcome)
-                if refusal is not None:
-                    if outcome.headers:
-                        context.set_trailing_metadata(_metadata(outcome))
-                    context.abort(*refusal)
-                if outcome.headers:
-                    context.send_initial_metadata(_metadata(outcome))
+                try:
+                    cost = 1 if cost_of is None else cost_of(method)
+                    decision = limiter.acquire(key_of(context, method), cost)
+                    metadata = fields.as_pairs(fields.values(decision))
+                except RateLimitError as e:
+                    context.abort(*_refusal(e))
+                if not decision.allowed:
+                    if metadata:
+                        context.set_trailing_metadata(metadata)
+                    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit exceeded")
+                if metadata:
+                    context.send_initial_metadata(metadata)
                 return behaviour(request_or_iterator, context)
 
             return call
@@ -119,22 +140,33 @@ class AsyncRateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[mis
 
     async def intercept_service(self, continuation: Any, details: Any) -> Any:
         handler = await continuation(details)
-        method = details.method
-        if handler is None or self._o.skip(method):
-            return handler
+        if handler is None:
+            return None
+        return self._o.handler(details.method, handler, self._wrap)
+
+    def _wrap(self, handler: Any, method: str) -> Any:
         o = self._o
+        limiter, key_of, cost_of, fields = o.limiter, o.key, o.cost, o.fields
+
+        async def check(context: Any) -> None:
+            # The acquire's future is awaited here: no coroutine of its own.
+            try:
+                cost = 1 if cost_of is None else cost_of(method)
+                pending = limiter._acquire_started(key_of(context, method), cost)
+                decision = pending if isinstance(pending, Decision) else await pending
+                metadata = fields.as_pairs(fields.values(decision))
+            except RateLimitError as e:
+                await context.abort(*_refusal(e))
+            if not decision.allowed:
+                if metadata:
+                    context.set_trailing_metadata(metadata)
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit exceeded")
+            if metadata:
+                # grpc.aio sends initial metadata as a batch of its own, awaited:
+                # its API has no way to send it with the response.
+                await context.send_initial_metadata(metadata)
 
         def limited(behaviour: Callable[..., Any]) -> Callable[..., Any]:
-            async def check(context: Any) -> None:
-                outcome = await adecide(o.limiter, o.key(context, method), o.cost(method))
-                refusal = _refusal(outcome)
-                if refusal is not None:
-                    if outcome.headers:
-                        context.set_trailing_metadata(_metadata(outcome))
-                    await context.abort(*refusal)
-                if outcome.headers:
-                    await context.send_initial_metadata(_metadata(outcome))
-
             # A streaming handler either yields (an async generator) or
             # writes with context.write and returns: keep its shape.
             if inspect.isasyncgenfunction(behaviour):

@@ -31,6 +31,9 @@ _OP_ACQUIRE, _OP_PEEK, _OP_REFUND, _OP_RESET = (
     native.RL_OP_REFUND,
     native.RL_OP_RESET,
 )
+# SWIG's functions themselves, without native.py's Python wrapper (a frame per
+# call) around each: for the per-request paths.
+_native = native._native
 # librl's longest wait (2^52 us): "no deadline", and the cap of any longer one.
 _MAX_WAIT_US = native.RL_MAX_WAIT_US
 
@@ -257,8 +260,21 @@ class Limiter:
             return None
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[Decision]" = loop.create_future()
-        native.call_async(self._handle, op, request, queue_of(loop), fut)
+        _native.call_async(self._handle, op, request, queue_of(loop), fut)
         return await fut
+
+    def _acquire_started(self, key: Key, cost: int) -> "Union[Decision, asyncio.Future[Decision]]":
+        """aacquire(key, cost) up to its await, for rl's integrations (one
+        coroutine fewer per request): the decision itself on an inline
+        store, else the future rl's thread settles. Raises RateLimitError as
+        aacquire does."""
+        if self._inline:
+            decision: Decision = _native.rl_limiter_acquire(self._handle, (key, cost, 0))
+            return decision
+        loop = asyncio.get_running_loop()
+        fut: "asyncio.Future[Decision]" = loop.create_future()
+        _native.call_async(self._handle, _OP_ACQUIRE, (key, cost, 0), queue_of(loop), fut)
+        return fut
 
     @staticmethod
     def _batch(requests: Iterable[BatchItem], timeout: Optional[float]) -> "list[Tuple[Any, Any, int]]":

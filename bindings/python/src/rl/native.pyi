@@ -6,6 +6,9 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 from .decision import Decision
 from .errors import RateLimitError
 
+# The extension module itself: the functions below without native.py's Python
+# wrapper around each (a frame per call), for per-request paths.
+_native: Any
 _Handle = Any  # SwigPyObject of rl_store*, rl_limiter*, rl_config* or a completion queue
 _Wait = Any  # a capsule of rl_wait*, freed with it
 _Key = Union[str, bytes]
@@ -29,6 +32,7 @@ RL_OP_ACQUIRE: int
 RL_OP_PEEK: int
 RL_OP_REFUND: int
 RL_OP_RESET: int
+RL_HEADER_COUNT: int
 RL_VERSION_STRING: str
 RL_SETTING_INFO_VERSION: int
 RL_STORE_INFO_VERSION: int
