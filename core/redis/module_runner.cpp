@@ -172,10 +172,17 @@ void ModuleRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline
       if (waits && probing && ran) return wait_after(run, std::move(out));
       return run->done(Failure{}, std::move(out));
     }
-    learned(*run->node, false);
     std::vector<ScriptCall> lua;
     for (size_t i : again) lua.push_back(std::move(run->calls[i]));
     auto merged = std::make_shared<std::vector<Reply>>(std::move(out));
+    // Learned only once the calls went again as Lua: until then the node
+    // counts as maybe having the module, and the Coalescer sends no second
+    // batch behind this call, which would reach Redis before it.
+    struct Learn {
+      ModuleRunner* runner;
+      const Connection* node;
+      ~Learn() { runner->learned(*node, false); }
+    } learn{this, run->node};
     try {
       scripts_.run(
           *run->node, std::move(lua), run->deadline,
