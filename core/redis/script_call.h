@@ -11,7 +11,6 @@
 #pragma once
 
 #include <atomic>
-#include <boost/container/small_vector.hpp>
 #include <string>
 #include <vector>
 
@@ -26,10 +25,8 @@ namespace rl::redis {
 struct ScriptCall {
   Algorithm algorithm;
   Op op;
-  // Inline up to a call's usual one key and three arguments: no vector is
-  // allocated on a decision's path.
-  boost::container::small_vector<std::string, 1> keys;
-  boost::container::small_vector<std::string, 3> args;
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
   bool writes = true;  // false: a peek, which no WAIT of min_replicas follows
 };
 
