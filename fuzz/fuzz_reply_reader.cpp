@@ -7,9 +7,15 @@
 // bytes were chunked; a protocol error is a short printable message; every
 // reply is well-formed (at most 8 nested arrays, as in hiredis, arrays within
 // kMaxArrayElements, no stray text or elements) and reads back the same once
-// written as RESP again; after reset() the reader reads again.
+// written as RESP again; after reset() the reader reads again. And it reads
+// as hiredis 0.14's reader (rl's before): the same replies and the same
+// error, except where hiredis would wait without end for a reply of any
+// announced size, which rl refuses.
+#include <hiredis/hiredis.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,6 +119,75 @@ void write_resp(const Reply& r, std::string& out) {
   }
 }
 
+Reply from_hiredis(const redisReply* r) {
+  Reply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING: out.type = Reply::Type::string; break;
+    case REDIS_REPLY_STATUS: out.type = Reply::Type::status; break;
+    case REDIS_REPLY_ERROR: out.type = Reply::Type::error; break;
+    case REDIS_REPLY_INTEGER: out.type = Reply::Type::integer; break;
+    case REDIS_REPLY_ARRAY: out.type = Reply::Type::array; break;
+    default: out.type = Reply::Type::nil; break;
+  }
+  if (r->str != nullptr) out.text.assign(r->str, r->len);
+  out.integer = r->integer;
+  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(from_hiredis(r->element[i]));
+  return out;
+}
+
+// hiredis's reply objects, but an array above kMaxArrayElements is refused
+// (hiredis would allocate it whole: gigabytes for *2147483647).
+redisReplyObjectFunctions* oracle_functions() {
+  static redisReplyObjectFunctions fn = [] {
+    redisReader* r = redisReaderCreate();
+    redisReplyObjectFunctions f = *r->fn;
+    redisReaderFree(r);
+    return f;
+  }();
+  static redisReplyObjectFunctions checked = [] {
+    redisReplyObjectFunctions f = fn;
+    f.createArray = [](const redisReadTask* task, int elements) -> void* {
+      if (elements > ReplyReader::kMaxArrayElements) {
+        *static_cast<std::string*>(task->privdata) =
+            "protocol error: array of " + std::to_string(elements) + " elements";
+        return nullptr;
+      }
+      return fn.createArray(task, elements);
+    };
+    return f;
+  }();
+  return &checked;
+}
+
+struct Oracle {
+  Read read;
+  bool waiting = false;  // readable, and a reply begun or bytes unread
+};
+
+Oracle hiredis_read(std::string_view stream) {
+  std::unique_ptr<redisReader, void (*)(redisReader*)> reader(
+      redisReaderCreateWithFunctions(oracle_functions()), redisReaderFree);
+  std::string refused;
+  reader->privdata = &refused;
+  Oracle out;
+  redisReaderFeed(reader.get(), stream.data(), stream.size());
+  for (;;) {
+    void* raw = nullptr;
+    if (redisReaderGetReply(reader.get(), &raw) != REDIS_OK) {
+      out.read.error = refused.empty() ? std::string("protocol error: ") + reader->errstr : refused;
+      return out;
+    }
+    if (raw == nullptr) break;
+    out.read.replies.push_back(from_hiredis(static_cast<redisReply*>(raw)));
+    freeReplyObject(raw);
+  }
+  // A reply begun: an array open, or a type byte read (hiredis keeps
+  // rstack[0] set up, typeless, once it looked for a reply in vain).
+  const bool begun = reader->ridx > 0 || (reader->ridx == 0 && reader->rstack[0].type >= 0);
+  out.waiting = begun || reader->pos != reader->len;
+  return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -127,6 +202,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rl_fuzz::check_message(whole.error);
     check(whole.error.rfind("protocol error: ", 0) == 0, "an error not named a protocol error",
           whole.error);
+  }
+
+  const Oracle hiredis = hiredis_read(stream);
+  check(same(whole.replies, hiredis.read.replies), "hiredis reads other replies");
+  if (whole.error != hiredis.read.error) {
+    // Only where hiredis waits for more, and we know none can do.
+    check(hiredis.read.error.empty() && hiredis.waiting, "hiredis fails otherwise",
+          hiredis.read.error + " / " + whole.error);
   }
 
   std::string rewritten;

@@ -26,11 +26,17 @@ using error_code = boost::system::error_code;
 
 std::atomic<uint64_t> g_inline_answers{0};
 
-// A sync caller's reply reader, kept between calls: it is left drained
-// after each call it finishes, and reset after one it gives back.
-ReplyReader& inline_reader() {
-  thread_local ReplyReader reader;
-  return reader;
+// A sync caller's reply reader, and the bytes it read in its current call,
+// kept between calls: the reader is left drained after each call it
+// finishes, and reset after one it gives back, which takes the bytes.
+struct InlineReading {
+  ReplyReader reader;
+  std::string read;
+};
+
+InlineReading& inline_reading() {
+  thread_local InlineReading reading;
+  return reading;
 }
 
 // How often the I/O thread looks at direct writes while they go on, if no
@@ -69,9 +75,13 @@ size_t send_now(int fd, const std::string& bytes) {
   return sent;
 }
 
-// The caller hands `back` to the I/O thread: its reader starts afresh next time.
-bool give_back() {
-  inline_reader().reset();
+// The caller hands `back` to the I/O thread, with the bytes it read: its
+// reader starts afresh next time.
+bool give_back(Handback& back) {
+  InlineReading& reading = inline_reading();
+  back.read = std::move(reading.read);
+  reading.read.clear();
+  reading.reader.reset();
   return false;
 }
 
@@ -116,26 +126,28 @@ bool DirectPath::write(Request request) {
 // are its own.
 bool DirectPath::answer(Socket socket, Handback& back, std::vector<Reply>& replies) {
   const int fd = socket.fd;
+  InlineReading& reading = inline_reading();
+  reading.read.clear();  // what the last call read
   // A readable idle socket (the server closed it, a stray reply) is the
   // I/O thread's to read before anything is written.
   pollfd quiet{fd, POLLIN, 0};
-  if (::poll(&quiet, 1, 0) != 0) return give_back();
+  if (::poll(&quiet, 1, 0) != 0) return give_back(back);
   const std::string& bytes = back.request.commands;
   const size_t sent = send_now(fd, bytes);
   back.written = true;
   back.written_at = SteadyClock::now();
   if (sent < bytes.size()) {
     back.rest = bytes.substr(sent);
-    return give_back();
+    return give_back(back);
   }
   // Past the liveness bound the I/O thread drops the connection, as it
   // would have with the request in its own hands.
   const Deadline until = std::min(back.request.deadline, back.written_at + liveness_timeout_);
-  ReplyReader& reader = inline_reader();
+  ReplyReader& reader = reading.reader;
   std::array<char, 16 * 1024> buffer;
   while (replies.size() < back.request.count) {
     const auto left = until - SteadyClock::now();
-    if (left <= SteadyClock::duration::zero()) return give_back();
+    if (left <= SteadyClock::duration::zero()) return give_back(back);
     ssize_t n = 0;
     if (socket.blocking && left > kPollFrom) {
       // Until bytes come, or kRecvStep passes (EAGAIN: look again).
@@ -146,27 +158,28 @@ bool DirectPath::answer(Socket socket, Handback& back, std::vector<Reply>& repli
       pollfd readable{fd, POLLIN, 0};
       const int ready = ::ppoll(&readable, 1, &wait, nullptr);
       if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) return give_back();
+      if (ready <= 0) return give_back(back);
       n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     // Closed or failing: the I/O thread's own read says which.
-    if (n <= 0) return give_back();
-    back.read.append(buffer.data(), static_cast<size_t>(n));
-    if (!reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n)))) return give_back();
+    if (n <= 0) return give_back(back);
+    reading.read.append(buffer.data(), static_cast<size_t>(n));
+    if (!reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n))))
+      return give_back(back);
     while (replies.size() < back.request.count) {
       std::optional<Reply> reply = reader.next();
       if (!reply) break;
       replies.push_back(std::move(*reply));
     }
-    if (reader.failed()) return give_back();
+    if (reader.failed()) return give_back(back);
   }
   // More than its replies (a broken stream), or a demoted master's
   // READONLY (Sentinel): the I/O thread's to act on.
   const bool readonly = std::any_of(replies.begin(), replies.end(), [](const Reply& r) {
     return r.is_error() && r.text.compare(0, 8, "READONLY") == 0;
   });
-  if (readonly || !reader.drained()) return give_back();
+  if (readonly || !reader.drained()) return give_back(back);
   g_inline_answers.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

@@ -1,4 +1,4 @@
-// One Redis reply, copied out of hiredis's reader so that it outlives it.
+// One Redis reply, as ReplyReader (reply_reader.h) reads it.
 #pragma once
 
 #include <cstdint>

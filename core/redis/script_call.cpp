@@ -1,6 +1,7 @@
 #include "script_call.h"
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 
@@ -61,7 +62,11 @@ bool starts_with(const Reply& r, std::string_view prefix) {
   return r.is_error() && starts_with_any(r.text, {prefix});
 }
 
-// One run: the calls, their replies as they become final, and who is told.
+// Which of a run's calls a round sends, in order: inline, as few are.
+using CallIndexes = boost::container::small_vector<size_t, 4>;
+
+// One run: the calls, their replies as they become final (kept here only
+// once a call goes again), and who is told.
 // Its rounds follow one another, each from the previous one's reply.
 struct Run {
   Connection* node;
@@ -76,7 +81,7 @@ struct Run {
   bool asking = false;
 };
 
-void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way way);
+void send_round(const std::shared_ptr<Run>& run, CallIndexes which, Way way);
 
 // Where a call whose reply is `r` goes next, or nullopt when `r` is final.
 std::optional<Way> next_way(const Reply& r, Way way, bool load_failed) {
@@ -97,8 +102,8 @@ std::optional<Way> next_way(const Reply& r, Way way, bool load_failed) {
 }
 
 // `wait_ms`: the timeout of the WAIT that ends the round's replies; 0: none.
-void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which, Way way,
-              int64_t wait_ms, Failure&& failure, std::vector<Reply>&& replies) {
+void on_round(const std::shared_ptr<Run>& run, const CallIndexes& which, Way way, int64_t wait_ms,
+              Failure&& failure, std::vector<Reply>&& replies) {
   if (failure) return run->done(std::move(failure), {});
   size_t first = 0;
   bool load_failed = false;
@@ -121,9 +126,21 @@ void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which,
       if (short_of) return run->done(std::move(short_of), {});
     }
   }
+  auto goes_again = [&](size_t j) { return next_way(reply_of(j), way, load_failed).has_value(); };
+  // The usual round: every call, once, and every reply final: the replies
+  // go on as they came, less the WAIT's.
+  if (which.size() == run->calls.size() && first == 0 && step == 1) {
+    bool all_final = true;
+    for (size_t j = 0; all_final && j < which.size(); ++j) all_final = !goes_again(j);
+    if (all_final) {
+      replies.resize(which.size());
+      return run->done(Failure{}, std::move(replies));
+    }
+  }
+  if (run->replies.size() != run->calls.size()) run->replies.resize(run->calls.size());
   // Calls sent again all go the furthest way any of them needs: none of
   // them ran, so any way is right.
-  std::vector<size_t> again;
+  CallIndexes again;
   Way then = way;
   for (size_t j = 0; j < which.size(); ++j) {
     Reply& r = reply_of(j);
@@ -145,7 +162,7 @@ void on_round(const std::shared_ptr<Run>& run, const std::vector<size_t>& which,
 }
 
 // Throws what Connection::send throws (Code::shutdown).
-void send_round(const std::shared_ptr<Run>& run, std::vector<size_t> which, Way way) {
+void send_round(const std::shared_ptr<Run>& run, CallIndexes which, Way way) {
   Request request;
   request.deadline = run->deadline;
   request.count = which.size();
@@ -195,11 +212,10 @@ void ScriptRunner::run(Connection& node, std::vector<ScriptCall> calls, Deadline
   run->node = &node;  // lives as long as the I/O thread runs
   run->mode = &mode_;
   run->replica_wait = replica_wait_;
-  run->replies.resize(calls.size());
   run->calls = std::move(calls);
   run->deadline = deadline;
   run->done = std::move(done);
-  std::vector<size_t> all(run->calls.size());
+  CallIndexes all(run->calls.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   send_round(run, std::move(all), mode() == ScriptMode::functions ? Way::fcall : Way::evalsha);
 }
