@@ -260,16 +260,21 @@ class NodeConnection final : public Connection {
   }
 
   // A caller may write only to an idle connection: nothing being written,
-  // waiting to be, or awaiting replies. Concurrent callers thus still share
-  // the I/O thread's writes (one write per burst), and a lone caller, once
-  // its reply is in, writes its next request itself. After a sync call the
-  // idle socket is parked instead: the I/O thread stops reading it, and the
-  // next sync caller reads its own reply.
+  // waiting to be (in the pipeline or still in the inbox), or awaiting
+  // replies. Concurrent callers thus still share the I/O thread's writes
+  // (one write per burst), and a lone caller, once its reply is in, writes
+  // its next request itself. After a sync call the idle socket is parked
+  // instead: the I/O thread stops reading it, and the next sync caller
+  // reads its own reply.
   void allow_direct_if_idle() {
     if (state_ != State::ready || writing_ || !pipeline_.empty() || !rest_.empty() ||
         !direct_.may_open())
       return;
     std::lock_guard lock(callers_mutex_);
+    // Requests in the inbox were sent before any a caller would write now:
+    // take_inbox writes them first. Opened now, a caller could write once
+    // take_inbox took them and before it wrote them, and overtake them.
+    if (!inbox_.empty()) return;
     direct_.open(woken_);
   }
 

@@ -79,6 +79,50 @@ TEST(DirectWrite, SyncAndAsyncCallersMixedGetTheirOwnReplies) {
     ASSERT_EQ(async.values[i], kLimit - 1 - static_cast<int64_t>(i)) << "completion " << i;
 }
 
+// Requests one thread sends leave in the order sent, so Redis decides them
+// in that order: a caller may write to an idle socket itself, but not while
+// the I/O thread holds requests it took from the inbox and has yet to
+// write (those were sent first). Each call is its own request here (and no
+// probe for rl's module, which goes again as Lua), so the n-th call sent
+// must leave exactly kLimit - n. The Coalescer relies on this order for its
+// second batch in flight.
+TEST(DirectWrite, AsyncCallsOfOneThreadAreDecidedInTheOrderSent) {
+  auto store = open_redis("clock=manual&coalesce=off&script_mode=functions");
+  Limiter limiter(store, limiter_settings("sliding_window", std::to_string(kLimit) + "/h"));
+  // Bursts, each sent while the I/O thread still runs the completions of
+  // the last one's final replies (they do some work, as a busy machine's
+  // would take long): the last reply leaves nothing awaited while the
+  // burst's first calls wait in the inbox, and this thread sends on.
+  constexpr size_t kBurst = 64;
+  constexpr size_t kCalls = 300 * kBurst;
+  std::vector<int64_t> remaining(kCalls, -1);
+  std::atomic<size_t> finished{0};
+  std::atomic<uint64_t> work{0};
+  std::mutex mutex;
+  std::condition_variable changed;
+  for (size_t n = 0; n < kCalls; ++n) {
+    if (n % kBurst == 0) {
+      while (finished + 2 < n) std::this_thread::yield();
+    }
+    limiter.run_async(Call{Op::acquire, "k", 1}, [&, n](Outcome&& o) {
+      remaining[n] = o.code == Code::ok ? o.verdict.remaining : -2;
+      uint64_t x = n;
+      for (int i = 0; i < 20000; ++i) x = x * 6364136223846793005u + 1442695040888963407u;
+      work += x;
+      if (++finished == kCalls) {
+        std::lock_guard lock(mutex);
+        changed.notify_all();
+      }
+    });
+  }
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, Ms(30000), [&] { return finished == kCalls; }));
+  }
+  for (size_t n = 0; n < kCalls; ++n)
+    ASSERT_EQ(remaining[n], kLimit - 1 - static_cast<int64_t>(n)) << "call " << n;
+}
+
 TEST(DirectWrite, CloseWhileSyncAndAsyncCallersRaceCompletesEachOnce) {
   auto store = open_redis();
   Limiter limiter(store, limiter_settings("gcra", "1000000/s"));
