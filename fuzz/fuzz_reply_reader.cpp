@@ -19,11 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "../tests/unit/hiredis_reply.h"
 #include "fuzz_check.h"
 #include "redis/reply_reader.h"
 
 namespace {
 
+using rl::redis::from_hiredis;
 using rl::redis::Reply;
 using rl::redis::ReplyReader;
 using rl_fuzz::check;
@@ -117,22 +119,6 @@ void write_resp(const Reply& r, std::string& out) {
       for (const Reply& e : r.elements) write_resp(e, out);
       break;
   }
-}
-
-Reply from_hiredis(const redisReply* r) {
-  Reply out;
-  switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = Reply::Type::string; break;
-    case REDIS_REPLY_STATUS: out.type = Reply::Type::status; break;
-    case REDIS_REPLY_ERROR: out.type = Reply::Type::error; break;
-    case REDIS_REPLY_INTEGER: out.type = Reply::Type::integer; break;
-    case REDIS_REPLY_ARRAY: out.type = Reply::Type::array; break;
-    default: out.type = Reply::Type::nil; break;
-  }
-  if (r->str != nullptr) out.text.assign(r->str, r->len);
-  out.integer = r->integer;
-  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(from_hiredis(r->element[i]));
-  return out;
 }
 
 // hiredis's reply objects, but an array above kMaxArrayElements is refused

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "hiredis_reply.h"
+
 namespace rl::redis {
 namespace {
 
@@ -21,22 +23,6 @@ struct Read {
   std::string error;    // "" while readable
   bool waiting = true;  // readable, with a reply begun or bytes unread
 };
-
-Reply from_hiredis(const redisReply* r) {
-  Reply out;
-  switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = Reply::Type::string; break;
-    case REDIS_REPLY_STATUS: out.type = Reply::Type::status; break;
-    case REDIS_REPLY_ERROR: out.type = Reply::Type::error; break;
-    case REDIS_REPLY_INTEGER: out.type = Reply::Type::integer; break;
-    case REDIS_REPLY_ARRAY: out.type = Reply::Type::array; break;
-    default: out.type = Reply::Type::nil; break;
-  }
-  if (r->str != nullptr) out.text.assign(r->str, r->len);
-  out.integer = r->integer;
-  for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(from_hiredis(r->element[i]));
-  return out;
-}
 
 // hiredis 0.14's reader, fed `chunks` in order, read after each.
 Read hiredis_read(const std::vector<std::string_view>& chunks) {
