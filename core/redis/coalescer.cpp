@@ -26,15 +26,22 @@ void Coalescer::run(Connection& node, uint32_t slot, ScriptCall call, Deadline d
   const LaneKey key{&node, slot};
   Waiting w{std::move(call), deadline, std::make_shared<ReplyHandler>(std::move(done))};
   bool alone_outside_lane = !runner_.coalesces(node);
+  uint64_t id = 0;
+  Batch batch;
   if (!alone_outside_lane) {
     std::lock_guard lock(mutex_);
     Lane& lane = lanes_[key];
-    if (!lane.busy) {
-      lane.busy = true;
-      lane.in_flight_deadline = deadline;
-    } else if (deadline >= lane.in_flight_deadline) {
+    Deadline latest = Deadline::min();
+    for (const InFlight& f : lane.in_flight) latest = std::max(latest, f.latest);
+    if (lane.in_flight.empty() && lane.waiting.empty()) {
+      id = lane.next_id++;
+      lane.in_flight.push_back(InFlight{id, 1, deadline});
+    } else if (deadline >= latest) {
       lane.waiting.push_back(std::move(w));
-      return;
+      if (lane.sending || !due(key, lane)) return;
+      lane.sending = true;
+      batch = std::make_shared<std::vector<Waiting>>();
+      id = take(lane, *batch);
     } else {
       alone_outside_lane = true;  // in a hurry: it does not wait
     }
@@ -47,46 +54,96 @@ void Coalescer::run(Connection& node, uint32_t slot, ScriptCall call, Deadline d
                          (*done)(std::move(f), std::move(r));
                        });
   }
+  if (batch) return drain(key, std::move(batch), id);
+  // Alone with nothing in flight: no other thread sends this lane's calls
+  // yet, and any call that waits meanwhile was made while this one was.
   try {
-    send_alone(key, w);
+    send_alone(key, id, w);
   } catch (const Error&) {
-    next(key);  // fails what waits behind it: the store is closed
+    answered(key, id);  // fails what waits behind it: the store is closed
     throw;
   }
 }
 
-void Coalescer::send_alone(LaneKey lane, Waiting& w) {
+bool Coalescer::due(LaneKey key, const Lane& lane) const {
+  if (lane.waiting.empty() || lane.in_flight.size() >= kMaxInFlight) return false;
+  if (lane.in_flight.empty()) return true;
+  // A second request: half of the last cycle's calls, so that the cycle's
+  // callers split evenly over the two (not one, then all the others).
+  size_t cycle = lane.last_answered;
+  for (const InFlight& f : lane.in_flight) cycle += f.calls;
+  if (lane.waiting.size() < std::max(kMinSecond, (cycle + 1) / 2)) return false;
+  // Not while the call in flight may go again (module detection).
+  const Connection& node = *key.first;
+  return runner_.has_module(node) || !runner_.uses_module(node);
+}
+
+uint64_t Coalescer::take(Lane& lane, std::vector<Waiting>& batch) {
+  batch.swap(lane.waiting);
+  Deadline latest = Deadline::min();
+  for (const Waiting& w : batch) latest = std::max(latest, w.deadline);
+  const uint64_t id = lane.next_id++;
+  lane.in_flight.push_back(InFlight{id, batch.size(), latest});
+  return id;
+}
+
+void Coalescer::drain(LaneKey key, Batch batch, uint64_t id) {
+  for (;;) {
+    bool sent = true;
+    try {
+      if (batch->size() == 1) {
+        send_alone(key, id, (*batch)[0]);
+      } else {
+        send_batch(key, id, batch);
+      }
+    } catch (const Error& e) {  // the store closed meanwhile: nothing more leaves
+      sent = false;
+      WakeBatch wakes;
+      for (Waiting& w : *batch) (*w.done)(Failure{e.code(), e.what()}, {});
+    }
+    std::lock_guard lock(mutex_);
+    Lane& lane = lanes_[key];
+    if (!sent) {
+      std::erase_if(lane.in_flight, [id](const InFlight& f) { return f.id == id; });
+    }
+    if (!due(key, lane)) {
+      lane.sending = false;
+      return;
+    }
+    batch = std::make_shared<std::vector<Waiting>>();
+    id = take(lane, *batch);
+  }
+}
+
+void Coalescer::send_alone(LaneKey lane, uint64_t id, Waiting& w) {
   std::vector<ScriptCall> calls;
   calls.push_back(std::move(w.call));
   runner_.run(*lane.first, std::move(calls), w.deadline,
-              [this, lane, done = w.done](Failure&& f, std::vector<Reply>&& replies) {
-                next(lane);
+              [this, lane, id, done = w.done](Failure&& f, std::vector<Reply>&& replies) {
+                answered(lane, id);
                 (*done)(std::move(f), std::move(replies));
               });
 }
 
-void Coalescer::next(LaneKey key) {
-  auto batch = std::make_shared<std::vector<Waiting>>();
+void Coalescer::answered(LaneKey key, uint64_t id) {
+  Batch batch;
+  uint64_t next = 0;
   {
     std::lock_guard lock(mutex_);
     Lane& lane = lanes_[key];
-    if (lane.waiting.empty()) {
-      lane.busy = false;
-      return;
+    const auto it = std::find_if(lane.in_flight.begin(), lane.in_flight.end(),
+                                 [id](const InFlight& f) { return f.id == id; });
+    if (it != lane.in_flight.end()) {
+      lane.last_answered = it->calls;
+      lane.in_flight.erase(it);
     }
-    batch->swap(lane.waiting);
-    lane.in_flight_deadline = Deadline::min();
-    for (const Waiting& w : *batch)
-      lane.in_flight_deadline = std::max(lane.in_flight_deadline, w.deadline);
+    // Whoever sends now sends what became due too, once its send returned.
+    if (lane.sending || !due(key, lane)) return;
+    lane.sending = true;
+    batch = std::make_shared<std::vector<Waiting>>();
+    next = take(lane, *batch);
   }
-  try {
-    if (batch->size() == 1) return send_alone(key, (*batch)[0]);
-    send_batch(key, batch);
-  } catch (const Error& e) {  // the store closed meanwhile: nothing more leaves
-    WakeBatch wakes;
-    for (Waiting& w : *batch) (*w.done)(Failure{e.code(), e.what()}, {});
-    next(key);
-  }
+  drain(key, std::move(batch), next);
 }
 
 // At most this many calls per FCALL: one FCALL holds Redis for all of its
@@ -94,7 +151,7 @@ void Coalescer::next(LaneKey key) {
 // pipelined in one write, and other clients get a turn between them.
 constexpr size_t kMaxPerFcall = 64;
 
-void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiting>>& calls) {
+void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
   const std::vector<Waiting>& batch = *calls;
   Request request;
   request.deadline = Deadline::max();
@@ -153,7 +210,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
   const bool writes =
       std::any_of(batch.begin(), batch.end(), [](const Waiting& w) { return w.call.writes; });
   const int64_t wait_ms = replica_wait.on() && writes ? append_wait(request, replica_wait) : 0;
-  request.done = [this, lane, calls, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+  request.done = [this, lane, id, calls, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
     // This thread wakes the batch's first sync caller only; they wake one
     // another (core/sync_wake.h), once every call was told.
     WakeBatch wakes;
@@ -166,7 +223,7 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
       if (ran) f = wait_failure(wait, runner_.replica_wait(), wait_ms, lane.first->name());
     }
     if (f) {
-      next(lane);
+      answered(lane, id);
       for (Waiting& w : *calls) (*w.done)(Failure{f.code, f.message}, {});
       return;
     }
@@ -174,10 +231,10 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     // Redis decides it while they wake (many sync callers on few cores keep
     // this thread off the CPU meanwhile) instead of idling until they did.
     // Calls whose FCALL did not run at all go again, one by one, after the
-    // others were told; the lane stays busy until then.
+    // others were told; the request stays in flight until then.
     const bool all_ran = std::none_of(replies.begin(), replies.end(),
                                       [](const Reply& r) { return function_not_run(r); });
-    if (all_ran) next(lane);
+    if (all_ran) answered(lane, id);
     std::vector<Waiting> again;
     for (size_t c = 0; c < replies.size(); ++c) {
       Reply& reply = replies[c];
@@ -200,16 +257,16 @@ void Coalescer::send_batch(LaneKey lane, const std::shared_ptr<std::vector<Waiti
     }
     if (again.empty()) return;
     try {
-      send_each(lane, again);
+      send_each(lane, id, again);
     } catch (const Error& e) {
-      next(lane);
+      answered(lane, id);
       for (Waiting& w : again) (*w.done)(Failure{e.code(), e.what()}, {});
     }
   };
   lane.first->send(std::move(request));
 }
 
-void Coalescer::send_each(LaneKey lane, std::vector<Waiting>& batch) {
+void Coalescer::send_each(LaneKey lane, uint64_t id, std::vector<Waiting>& batch) {
   std::vector<ScriptCall> calls;
   auto dones = std::make_shared<std::vector<std::shared_ptr<ReplyHandler>>>();
   Deadline deadline = Deadline::max();
@@ -218,11 +275,11 @@ void Coalescer::send_each(LaneKey lane, std::vector<Waiting>& batch) {
     dones->push_back(w.done);
     deadline = std::min(deadline, w.deadline);
   }
-  // One pipelined write; the lane stays busy until its replies.
+  // One pipelined write; the request stays in flight until its replies.
   runner_.run(*lane.first, std::move(calls), deadline,
-              [this, lane, dones](Failure&& f, std::vector<Reply>&& replies) {
+              [this, lane, id, dones](Failure&& f, std::vector<Reply>&& replies) {
                 WakeBatch wakes;
-                next(lane);
+                answered(lane, id);
                 if (f) return fail(*dones, f.code, f.message);
                 for (size_t i = 0; i < dones->size(); ++i) {
                   std::vector<Reply> one(1);

@@ -1,12 +1,14 @@
 // Coalescing (core/redis/coalescer.h): calls that wait behind one in flight
-// leave as one FCALL of the batch function. Each is decided exactly as if
-// sent alone, in the order it was made; the count stays exact under
-// concurrency; one call's error stays its own.
+// leave as one FCALL of the batch function, at most two requests in flight
+// per node. Each is decided exactly as if sent alone, in the order it was
+// made; the count stays exact under concurrency and under failures with
+// two batches in flight; one call's error stays its own.
 #include <atomic>
 #include <random>
 #include <thread>
 
 #include "completions.h"
+#include "fault_proxy.h"
 #include "redis_env.h"
 
 namespace rl::test {
@@ -14,11 +16,16 @@ namespace {
 
 using Ms = std::chrono::milliseconds;
 
+// Commands that decide: FCALLs, or rl's module's where it is loaded.
 int64_t fcalls() {
   const std::string stats = redis_cli("info commandstats");
-  const std::string tag = "cmdstat_fcall:calls=";
-  const size_t at = stats.find(tag);
-  return at == std::string::npos ? 0 : std::stoll(stats.substr(at + tag.size()));
+  int64_t calls = 0;
+  for (const char* command : {"fcall", "rl.acquire", "rl.batch"}) {
+    const std::string tag = std::string("cmdstat_") + command + ":calls=";
+    const size_t at = stats.find(tag);
+    if (at != std::string::npos) calls += std::stoll(stats.substr(at + tag.size()));
+  }
+  return calls;
 }
 
 std::string describe(const Outcome& o) {
@@ -202,6 +209,124 @@ TEST(Coalescing, OneCallsErrorStaysItsOwn) {
   // Each of the others counted once, whatever batch it was in.
   EXPECT_EQ(limiter.run(Op::peek, "a", 0).verdict.remaining, 100 - kRounds);
   EXPECT_EQ(limiter.run(Op::peek, "c", 0).verdict.remaining, 100 - kRounds);
+}
+
+// Through a proxy that holds every chunk 300 ms, calls made at once leave
+// as: the first alone, a second request of kMinSecond (4) calls while it is
+// in flight, and the other 16 once its reply came (two in flight). One
+// limiter on one sliding_log key: the n-th call sees 1000 - n remaining.
+constexpr int kCallsAtOnce = 21;
+constexpr Ms kHeld{300};
+
+struct AtOnce {
+  FaultProxy proxy{std::stoi(env_or_fail("RL_TEST_REDIS_PORT"))};
+  const std::string url = "redis://127.0.0.1:" + std::to_string(proxy.port()) +
+                          "?prefix=" + unique_prefix() + "&breaker_failures=0";
+  std::shared_ptr<Store> store;
+  std::unique_ptr<Limiter> limiter;
+  Completions done{kCallsAtOnce};
+  std::vector<Outcome> got = std::vector<Outcome>(kCallsAtOnce);
+
+  explicit AtOnce(const std::string& extra) {
+    store = open_store(url + "&" + extra, {});
+    limiter = std::make_unique<Limiter>(store, limiter_settings("sliding_log", "1000/h"));
+    // Connected, the module looked for, the library loaded.
+    EXPECT_EQ(limiter->run(Op::acquire, "warm-up", 1).code, Code::ok);
+    proxy.set_delay(kHeld);
+  }
+  void make_calls() {
+    for (int i = 0; i < kCallsAtOnce; ++i) {
+      limiter->run_async(
+          Call{Op::acquire, "k", 1},
+          [this, i, record = done.for_call(static_cast<size_t>(i))](Outcome&& o) mutable {
+            got[static_cast<size_t>(i)] = o;
+            record(std::move(o));
+          });
+    }
+  }
+  // Each call completed exactly once; how many were decided by Redis.
+  int completed_once() {
+    EXPECT_TRUE(done.wait_all(Ms(20000)));
+    int ok = 0;
+    for (int i = 0; i < kCallsAtOnce; ++i) {
+      EXPECT_EQ(done.runs[static_cast<size_t>(i)], 1) << "call " << i;
+      if (done.codes[static_cast<size_t>(i)] == Code::ok) ++ok;
+    }
+    return ok;
+  }
+  // What "k" has left once every call sent so far reached Redis: a peek
+  // from another store through the proxy, held as long, so after them.
+  int64_t remaining() {
+    auto later = open_store(url + "&timeout_ms=10000&connect_timeout_ms=10000", {});
+    const Outcome o =
+        Limiter(later, limiter_settings("sliding_log", "1000/h")).run(Op::peek, "k", 0);
+    EXPECT_EQ(o.code, Code::ok);
+    return o.verdict.remaining;
+  }
+};
+
+TEST(Coalescing, TwoBatchesInFlightDecideInOrder) {
+  AtOnce run("timeout_ms=10000");
+  const int64_t fcalls_before = fcalls();
+  run.make_calls();
+  ASSERT_EQ(run.completed_once(), kCallsAtOnce);
+  for (int i = 0; i < kCallsAtOnce; ++i) {
+    EXPECT_EQ(run.got[static_cast<size_t>(i)].verdict.remaining, 1000 - (i + 1)) << "call " << i;
+  }
+  // Alone, 4 while it was in flight, 16 after its reply.
+  EXPECT_EQ(fcalls() - fcalls_before, 3);
+  EXPECT_EQ(run.remaining(), 1000 - kCallsAtOnce);
+}
+
+// The library goes missing under two batches in flight: neither ran, each
+// goes again as single calls, still in the order made, each counted once.
+TEST(Coalescing, TwoBatchesThatDidNotRunGoAgainInOrder) {
+  AtOnce run("timeout_ms=10000");
+  run.make_calls();
+  redis_cli("function flush");
+  ASSERT_EQ(run.completed_once(), kCallsAtOnce);
+  for (int i = 0; i < kCallsAtOnce; ++i) {
+    EXPECT_EQ(run.got[static_cast<size_t>(i)].verdict.remaining, 1000 - (i + 1)) << "call " << i;
+  }
+  EXPECT_EQ(run.remaining(), 1000 - kCallsAtOnce);
+}
+
+// The connection breaks under two batches in flight (and calls waiting):
+// each call completes once; those that failed may have run, none twice.
+TEST(Coalescing, ResetUnderTwoBatchesCompletesEachCallOnce) {
+  AtOnce run("timeout_ms=5000&reconnect_max_ms=50");
+  run.make_calls();
+  run.proxy.reset();
+  const int ok = run.completed_once();
+  const int64_t remaining = run.remaining();
+  EXPECT_LE(remaining, 1000 - ok);
+  EXPECT_GE(remaining, 1000 - kCallsAtOnce);
+  std::printf("[coalescing] reset: %d of %d decided, %lld taken\n", ok, kCallsAtOnce,
+              static_cast<long long>(1000 - remaining));
+}
+
+// Both batches in flight time out: each call completes once, with its
+// timeout; those that reached Redis count once.
+TEST(Coalescing, TimeoutUnderTwoBatchesCompletesEachCallOnce) {
+  AtOnce run("timeout_ms=100");
+  run.make_calls();
+  const int ok = run.completed_once();
+  EXPECT_EQ(ok, 0);
+  for (int i = 0; i < kCallsAtOnce; ++i)
+    EXPECT_EQ(run.done.codes[static_cast<size_t>(i)], Code::timeout);
+  const int64_t remaining = run.remaining();
+  EXPECT_GE(remaining, 1000 - kCallsAtOnce);
+  run.proxy.set_delay(Ms(0));
+  EXPECT_EQ(run.limiter->run(Op::acquire, "k", 1).verdict.remaining, remaining - 1);
+}
+
+// The store closes under two batches in flight and calls waiting: each
+// call completes once, and nothing is left held.
+TEST(Coalescing, CloseUnderTwoBatchesCompletesEachCallOnce) {
+  AtOnce run("timeout_ms=10000");
+  run.make_calls();
+  run.store->close();
+  EXPECT_EQ(run.completed_once(), 0);
 }
 
 }  // namespace
