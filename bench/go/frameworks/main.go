@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rl-dev/rl/bench/go/internal/fwlimiter"
+	rl "github.com/rl-dev/rl/bindings/go"
 	"github.com/rl-dev/rl/bindings/go/rlhttp"
 )
 
@@ -33,9 +34,8 @@ func main() {
 		Key: func(r *http.Request) string { return r.Header.Get("X-Api-Key") }})(ok))
 	mux.HandleFunc("/store", func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
-		// The context rlhttp acquires with (the request has no deadline):
-		// without its cancelation, so the same synchronous call.
-		if _, err := lim.Acquire(context.WithoutCancel(r.Context()), r.Header.Get("X-Api-Key"), 1); err != nil {
+		// The context rlhttp acquires with: the same synchronous call.
+		if _, err := lim.Acquire(rl.DeadlineOnly(r.Context()), r.Header.Get("X-Api-Key"), 1); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

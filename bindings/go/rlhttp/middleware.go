@@ -63,7 +63,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 	keys := headerKeys(headers)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			d, err := lim.Acquire(acquireContext(r.Context()), opts.Key(r), 1)
+			d, err := lim.Acquire(rl.DeadlineOnly(r.Context()), opts.Key(r), 1)
 			if err != nil {
 				var rlErr *rl.Error
 				if errors.As(err, &rlErr) && rlErr.Status.IsOutage() {
@@ -88,26 +88,6 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(&decisionContext{r.Context(), d}))
 		})
 	}
-}
-
-// acquireContext is the context the middleware acquires with: the
-// request's without its cancelation, unless it has a deadline. A context
-// that cannot be canceled lets a lone call take rl's synchronous path
-// (docs/threading.md, "Synchronous calls"): the blocking C call on the
-// handler's own thread. The request's context is canceled when the client
-// goes away, which sent every call the asynchronous way, completing through
-// a cgo callback on rl's I/O thread, whose thread keeps a P that sysmon
-// takes back while the handler goes on and hands to a new spinning M:
-// about 1.5 context switches more per request than the synchronous call,
-// outside the acquire's own time (bench/frameworks, "go"). Ending the wait
-// when the client leaves saved nothing: the acquire was sent and counts
-// either way, and the wait ends by the store's timeout_ms. A deadline is
-// kept (and the call with it asynchronous): the store ends the call by it.
-func acquireContext(ctx context.Context) context.Context {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx
-	}
-	return context.WithoutCancel(ctx)
 }
 
 // headerKeys are the canonical keys (http.CanonicalHeaderKey) of the
