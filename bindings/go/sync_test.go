@@ -15,7 +15,8 @@ import (
 
 // A goroutine alone on a Redis store with a ctx that cannot be canceled,
 // and every call on memory://, is answered through rl's synchronous call:
-// no cgo handle, no completion. A ctx that can be canceled keeps Redis
+// no cgo handle, no completion, and so is one whose ctx only its deadline
+// can end (DeadlineOnly). A ctx that can be canceled keeps Redis
 // calls asynchronous.
 func TestALoneCallerCallsSynchronously(t *testing.T) {
 	stores := map[string]*Store{"memory": openManual(t)}
@@ -43,6 +44,11 @@ func TestALoneCallerCallsSynchronously(t *testing.T) {
 		}
 		if got := acquire(ctx, 100); got != want {
 			t.Fatalf("%s: %d of 100 lone calls with a ctx that can be canceled were synchronous, want %d", name, got, want)
+		}
+		// What rlhttp and rlgrpc acquire with: the same ctx, only its
+		// deadline left to end the call.
+		if got := acquire(DeadlineOnly(ctx), 100); got != 100 {
+			t.Fatalf("%s: %d of 100 lone calls with DeadlineOnly(ctx) were synchronous", name, got)
 		}
 		cancel()
 	}

@@ -90,7 +90,7 @@ func newLimiter(lim *rl.Limiter, opts Options) *limiter {
 // decide acquires for one call: its decision, the fields to send, or the
 // gRPC status the call fails with.
 func (l *limiter) decide(ctx context.Context, method string) (rl.Decision, metadata.MD, error) {
-	d, err := l.lim.Acquire(ctx, l.opts.Key(ctx, method), l.opts.Cost(ctx, method))
+	d, err := l.lim.Acquire(rl.DeadlineOnly(ctx), l.opts.Key(ctx, method), l.opts.Cost(ctx, method))
 	if err != nil {
 		var rlErr *rl.Error
 		if errors.As(err, &rlErr) && rlErr.Status.IsOutage() {

@@ -63,7 +63,7 @@ func Middleware(lim *rl.Limiter, opts Options) func(http.Handler) http.Handler {
 	keys := headerKeys(headers)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			d, err := lim.Acquire(r.Context(), opts.Key(r), 1)
+			d, err := lim.Acquire(rl.DeadlineOnly(r.Context()), opts.Key(r), 1)
 			if err != nil {
 				var rlErr *rl.Error
 				if errors.As(err, &rlErr) && rlErr.Status.IsOutage() {
