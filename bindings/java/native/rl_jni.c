@@ -108,16 +108,26 @@ static void throw_null(JNIEnv* env, const char* what) {
  * U+0000 as C0 80 and a supplementary character as two surrogates, bytes
  * librl refuses as invalid UTF-8. A lone surrogate becomes U+FFFD, as in
  * String.getBytes(UTF_8). */
+static char* utf8_arg_in(JNIEnv* env, jstring text, const char* what, char* buf, size_t cap);
+
 static char* utf8_arg(JNIEnv* env, jstring text, const char* what) {
+  return utf8_arg_in(env, text, what, NULL, 0);
+}
+
+/* utf8_arg into buf (cap bytes) when the text fits, so that a hot path
+ * takes no malloc; else a new string as utf8_arg's. Free the result only
+ * when it is not buf. */
+static char* utf8_arg_in(JNIEnv* env, jstring text, const char* what, char* buf, size_t cap) {
   if (text == NULL) {
     throw_null(env, what);
     return NULL;
   }
   jsize length = (*env)->GetStringLength(env, text);
-  char* out = malloc(3 * (size_t)length + 1); /* a UTF-16 unit is at most 3 bytes */
+  size_t need = 3 * (size_t)length + 1; /* a UTF-16 unit is at most 3 bytes */
+  char* out = need <= cap ? buf : malloc(need);
   const jchar* chars = out != NULL ? (*env)->GetStringCritical(env, text, NULL) : NULL;
   if (chars == NULL) {
-    free(out);
+    if (out != buf) free(out);
     if (!(*env)->ExceptionCheck(env)) throw_status(env, RL_E_NO_MEMORY, "out of memory");
     return NULL;
   }
@@ -151,7 +161,7 @@ static char* utf8_arg(JNIEnv* env, jstring text, const char* what) {
   rl_error* err = NULL;
   rl_status status = rl_text_check(out, n, what, &err); /* before err is read */
   if (throw_if_failed(env, status, err)) {
-    free(out);
+    if (out != buf) free(out);
     return NULL;
   }
   return out;
@@ -527,38 +537,47 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_headerName(JNIEnv* env, jclass cls,
   return name != NULL ? (*env)->NewStringUTF(env, name) : NULL;
 }
 
+/* Limits and a name of this size or less take no malloc per render (a
+ * request's hot path in the HTTP and gRPC integrations). */
+#define RENDER_STACK_LIMITS 4
+#define RENDER_STACK_NAME 256
+
 /* rl_headers_render. limits: limit, window_us, burst for each (as
- * limiterLimits gives them); decision: allowed, remaining, retry_after_us,
- * reset_after_us, limit_index, source. Returns the value of each field,
- * indexed by rl_header, null where the field is not sent. */
-JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jclass cls,
-                                                                jstring name, jlongArray limits,
-                                                                jlongArray decision) {
+ * limiterLimits gives them); then the decision's fields as arguments, not an
+ * array made per request. Returns the value of each field, indexed by
+ * rl_header, null where the field is not sent; RateLimit-Policy's only
+ * with_policy (it depends on the limiter alone: the caller keeps it). */
+
+JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(
+    JNIEnv* env, jclass cls, jstring name, jlongArray limits, jboolean allowed, jlong remaining,
+    jlong retry_after_us, jlong reset_after_us, jlong limit_index, jlong source,
+    jboolean with_policy) {
   (void)cls;
-  if (name == NULL || limits == NULL || decision == NULL) {
-    throw_null(env, name == NULL ? "name" : limits == NULL ? "limits" : "decision");
+  if (name == NULL || limits == NULL) {
+    throw_null(env, name == NULL ? "name" : "limits");
     return NULL;
   }
-  jlong d[6];
-  if ((*env)->GetArrayLength(env, decision) != 6) {
-    throw_status(env, RL_E_INVALID_ARG, "decision: is not 6 numbers");
-    return NULL;
-  }
-  (*env)->GetLongArrayRegion(env, decision, 0, 6, d);
   rl_decision given = RL_DECISION_INIT;
-  given.allowed = d[0] != 0;
-  given.remaining = d[1];
-  given.retry_after_us = d[2];
-  given.reset_after_us = d[3];
+  given.allowed = allowed != JNI_FALSE;
+  given.remaining = remaining;
+  given.retry_after_us = retry_after_us;
+  given.reset_after_us = reset_after_us;
   /* Out of int32's range is beyond any limiter's limits: librl names it. */
-  given.limit_index = d[4] > INT32_MAX ? INT32_MAX : d[4] < INT32_MIN ? INT32_MIN : (int32_t)d[4];
-  given.source = d[5] > INT32_MAX ? INT32_MAX : d[5] < INT32_MIN ? INT32_MIN : (int32_t)d[5];
+  given.limit_index = limit_index > INT32_MAX   ? INT32_MAX
+                      : limit_index < INT32_MIN ? INT32_MIN
+                                                : (int32_t)limit_index;
+  given.source = source > INT32_MAX ? INT32_MAX : source < INT32_MIN ? INT32_MIN : (int32_t)source;
 
   jsize length = (*env)->GetArrayLength(env, limits);
   size_t count = (size_t)length / 3;
-  rl_limit_info* info = calloc(count > 0 ? count : 1, sizeof(rl_limit_info));
-  jlong* numbers = calloc(length > 0 ? (size_t)length : 1, sizeof(jlong));
-  char* chars = utf8_arg(env, name, "name");
+  rl_limit_info info_stack[RENDER_STACK_LIMITS];
+  jlong numbers_stack[3 * RENDER_STACK_LIMITS];
+  char name_stack[RENDER_STACK_NAME];
+  int on_stack = (size_t)length <= 3 * RENDER_STACK_LIMITS;
+  rl_limit_info* info =
+      on_stack ? info_stack : calloc(count > 0 ? count : 1, sizeof(rl_limit_info));
+  jlong* numbers = on_stack ? numbers_stack : calloc((size_t)length, sizeof(jlong));
+  char* chars = utf8_arg_in(env, name, "name", name_stack, sizeof name_stack);
   jobjectArray out = NULL;
   char* values[RL_HEADER_COUNT] = {NULL};
   rl_error* err = NULL;
@@ -576,7 +595,7 @@ JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jcl
   if (!throw_if_failed(env, status, err)) {
     out = (*env)->NewObjectArray(env, RL_HEADER_COUNT, string_class, NULL);
     for (int i = 0; out != NULL && i < RL_HEADER_COUNT; i++) {
-      if (values[i] == NULL) continue;
+      if (values[i] == NULL || (i == RL_HEADER_RATELIMIT_POLICY && !with_policy)) continue;
       jstring value = (*env)->NewStringUTF(env, values[i]);
       if (value == NULL) {
         out = NULL;
@@ -588,9 +607,11 @@ JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(JNIEnv* env, jcl
   }
 done:
   for (int i = 0; i < RL_HEADER_COUNT; i++) rl_string_free(values[i]);
-  free(chars);
-  free(numbers);
-  free(info);
+  if (chars != name_stack) free(chars);
+  if (!on_stack) {
+    free(numbers);
+    free(info);
+  }
   return out;
 }
 

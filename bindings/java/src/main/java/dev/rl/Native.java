@@ -70,10 +70,20 @@ final class Native {
 
   /**
    * rl_headers_render. limits: limit, window_us, burst for each (as {@link #limiterLimits} gives
-   * them); decision: allowed (0 or 1), remaining, retry_after_us (-1: never), reset_after_us,
-   * limit_index, source. The value of each field by rl_header, null where not sent.
+   * them); then the decision: allowed, remaining, retry_after_us (-1: never), reset_after_us,
+   * limit_index, source (arguments: no array per request). The value of each field by rl_header,
+   * null where not sent; RateLimit-Policy's only withPolicy (it depends on the limiter alone).
    */
-  static native String[] headersRender(String name, long[] limits, long[] decision);
+  static native String[] headersRender(
+      String name,
+      long[] limits,
+      boolean allowed,
+      long remaining,
+      long retryAfterUs,
+      long resetAfterUs,
+      long limitIndex,
+      long source,
+      boolean withPolicy);
 
   /**
    * One blocking call; its decision's {@link #DECISION_FIELDS} fields go into {@code out}, which

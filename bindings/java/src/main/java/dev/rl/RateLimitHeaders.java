@@ -45,7 +45,7 @@ public final class RateLimitHeaders {
       this.limits[3 * i + 2] = limit.burst();
     }
     // The policy does not depend on the decision: any one of this limiter renders it.
-    policy = render(true, 0, 0, 0, 0, Source.STORE)[0];
+    policy = render(true, 0, 0, 0, 0, Source.STORE, true)[0];
   }
 
   /** The RateLimit-Policy value: every limit of the limiter. */
@@ -81,7 +81,11 @@ public final class RateLimitHeaders {
             decision.retryAfter().equals(Decision.NEVER) ? -1 : micros(decision.retryAfter()),
             micros(decision.resetAfter()),
             decision.limitIndex(),
-            decision.source());
+            decision.source(),
+            false);
+    // The policy is this limiter's, rendered once; it goes wherever RateLimit does (not for
+    // fail_open).
+    if (values[RL_HEADER_RATELIMIT] != null) values[RL_HEADER_RATELIMIT_POLICY] = policy;
     String[] names = names(values.length);
     for (int header = 0; header < values.length; header++) {
       if (values[header] != null) field.accept(names[header], values[header]);
@@ -102,17 +106,28 @@ public final class RateLimitHeaders {
     return names;
   }
 
+  // rl_header's values.
+  private static final int RL_HEADER_RATELIMIT_POLICY = 0;
+  private static final int RL_HEADER_RATELIMIT = 1;
+
   private String[] render(
       boolean allowed,
       long remaining,
       long retryAfterUs,
       long resetAfterUs,
       int limitIndex,
-      Source source) {
-    long[] decision = {
-      allowed ? 1 : 0, remaining, retryAfterUs, resetAfterUs, limitIndex, source.ordinal()
-    };
-    return Native.headersRender(name, limits, decision);
+      Source source,
+      boolean withPolicy) {
+    return Native.headersRender(
+        name,
+        limits,
+        allowed,
+        remaining,
+        retryAfterUs,
+        resetAfterUs,
+        limitIndex,
+        source.ordinal(),
+        withPolicy);
   }
 
   /** d in whole microseconds, rounded up (rl counts microseconds). */
