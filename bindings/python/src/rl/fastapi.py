@@ -14,9 +14,9 @@ request let through gets RateLimit-Policy and RateLimit on its response and
 the decision as the dependency's value. Needs fastapi (not a dependency of rl).
 
 limit.wrap(endpoint) answers the same, in the endpoint itself: FastAPI
-solves a dependency per request (a sub-dependant's values, cache key and
-kind), which costs about as much again as the acquire it wraps (bench/README.md);
-the wrapped endpoint only takes the request and response as parameters more.
+solves a dependency on every request (a sub-dependant's values, cache key
+and kind: tens of thousands of instructions, bench/README.md); the wrapped
+endpoint only takes the request and response as parameters more.
 """
 
 from __future__ import annotations
