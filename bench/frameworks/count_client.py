@@ -6,6 +6,10 @@ instructions the server ran for its requests alone:
 
   count_client.py URL PID REQUESTS OUT_DIR
 
+URL http://HOST:PORT, or HOST:PORT for a gRPC server (grpc_client.py's
+calls: bench.Bench/Bare, Limited, Store, the key as x-api-key and as the
+request's bytes; grpcio then has to be importable).
+
 Each route runs ROUNDS times in turn (bare, limited, store, bare, ...),
 and counts the median of its rounds: a phase also pays for what the runtime
 does on its own threads at the time (a JIT's compiles, a collector's
@@ -19,6 +23,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 import urllib.parse
 
 from client import Connection
@@ -40,13 +45,32 @@ def dump(pid, out_dir, name):
 
 def main():
     url, pid, requests, out_dir = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    parts = urllib.parse.urlsplit(url)
-    conn = Connection(parts.hostname, parts.port)
+    if url.startswith("http://"):
+        parts = urllib.parse.urlsplit(url)
+        # A server may say "listening" before it listens (fastapi_app.py
+        # prints once the socket is bound): slow under callgrind.
+        for _ in range(600):
+            try:
+                conn = Connection(parts.hostname, parts.port)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.1)
+        else:
+            sys.exit(f"count_client.py: {url} refused every connection")
 
-    def get(route, key):
-        status, _ = conn.get(b"/" + route.encode(), key.encode())
-        if status != 200:
-            sys.exit(f"count_client.py: /{route}: HTTP {status}")
+        def get(route, key):
+            status, _ = conn.get(b"/" + route.encode(), key.encode())
+            if status != 200:
+                sys.exit(f"count_client.py: /{route}: HTTP {status}")
+    else:
+        import grpc  # only here: the HTTP servers' client runs without it
+
+        channel = grpc.insecure_channel(url)
+        grpc.channel_ready_future(channel).result(timeout=600)
+        calls = {route: channel.unary_unary(f"/bench.Bench/{route.capitalize()}") for route in ("bare", "limited", "store")}
+
+        def get(route, key):
+            calls[route](key.encode(), metadata=(("x-api-key", key),), timeout=600)
 
     # Warm-up: every route, so that the JIT (Node) or the pools (Go) have
     # settled before anything counts.

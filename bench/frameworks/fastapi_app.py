@@ -1,5 +1,7 @@
 """bench/frameworks' FastAPI app (served by uvicorn): /bare, /limited behind
-rl's FastAPI dependency, /store: the microseconds one acquire of the same
+rl.fastapi.RateLimit (its endpoint wrapped: limit.wrap; with
+RL_BENCH_FASTAPI_DEPENDS=1 the dependency, Depends(limit), which FastAPI
+solves per request), /store: the microseconds one acquire of the same
 limiter takes, timed in the app.
 
   RL_URL=redis://... python fastapi_app.py    # prints "listening on http://127.0.0.1:PORT"
@@ -27,9 +29,15 @@ async def bare() -> str:
     return "ok"
 
 
-@app.get("/limited", dependencies=[Depends(limited)])
-async def limited_route() -> str:
-    return "ok"
+if os.environ.get("RL_BENCH_FASTAPI_DEPENDS") == "1":
+    @app.get("/limited", dependencies=[Depends(limited)])
+    async def limited_route() -> str:
+        return "ok"
+else:
+    @app.get("/limited")
+    @limited.wrap
+    async def limited_route() -> str:
+        return "ok"
 
 
 @app.get("/store", response_class=PlainTextResponse)

@@ -15,7 +15,7 @@ from typing import Iterator, Optional
 
 import pytest
 import uvicorn
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request, Response
 
 import rl
 import rl.asgi
@@ -118,6 +118,55 @@ def test_a_route_limits_alone_or_not_at_all(serve) -> None:  # type: ignore[no-u
             assert status == 200 and "ratelimit" not in headers
 
 
+def test_a_wrapped_endpoint_answers_as_the_dependency_does(serve) -> None:  # type: ignore[no-untyped-def]
+    with rl.open("memory://?clock=manual") as store:
+        limit = rl.fastapi.RateLimit(store.limiter(limit="3/1m", name="items"),
+                                     key=lambda request: request.headers.get("x-api-key", "anon"))
+        app = FastAPI()
+
+        @app.get("/items/{item}")
+        @limit.wrap
+        async def item(item: int, q: str = "none") -> dict[str, object]:
+            return {"item": item, "q": q}
+
+        # The endpoint's own request and response: passed to it as well.
+        @app.get("/own")
+        @limit.wrap
+        def own(request: Request, response: Response) -> str:  # sync: FastAPI's thread pool
+            response.headers["x-own"] = request.url.path
+            return "own"
+
+        server = serve(app)
+        status, headers, body = server.get("/items/7?q=x")
+        assert (status, body) == (200, '{"item":7,"q":"x"}')
+        assert headers["ratelimit-policy"] == '"items";q=3;w=60'
+        assert headers["ratelimit"] == '"items";r=2;t=20'
+        status, headers, body = server.get("/own")
+        assert (status, body, headers["x-own"]) == (200, '"own"', "/own")
+        assert headers["ratelimit"] == '"items";r=1;t=40'
+        # FastAPI validates the endpoint's parameters first: a request it
+        # refuses (422) never reaches the endpoint, nor its acquire.
+        assert server.get("/items/x")[0] == 422
+        assert server.get("/items/8")[1]["ratelimit"] == '"items";r=0;t=60'
+        status, headers, _ = server.get("/items/9")
+        assert status == 429 and headers["retry-after"] == "20" and headers["ratelimit"] == '"items";r=0;t=60'
+        assert server.get("/items/8", "bob")[0] == 200  # a key of its own
+        assert "/items/{item}" in app.openapi()["paths"]
+
+
+def test_wrap_refuses_what_it_cannot_limit() -> None:
+    with rl.open("memory://") as store:
+        limit = rl.fastapi.RateLimit(store.limiter(limit="1/s"))
+        with pytest.raises(TypeError, match="RateLimit.wrap: endpoint: must be a function"):
+            limit.wrap("x")  # type: ignore[arg-type]
+
+        async def stream() -> Iterator[bytes]:  # type: ignore[misc]
+            yield b"x"
+
+        with pytest.raises(TypeError, match="RateLimit.wrap: endpoint: a generator .* Depends instead"):
+            limit.wrap(stream)
+
+
 def test_an_unreachable_store_is_503_and_open_passes_without_fields(serve) -> None:  # type: ignore[no-untyped-def]
     with rl.open("redis://127.0.0.1:1?connect_timeout_ms=100&timeout_ms=100&breaker_failures=0") as store:
         closed = serve(app_with_middleware(store.limiter(limit="5/1m")))
@@ -126,6 +175,15 @@ def test_an_unreachable_store_is_503_and_open_passes_without_fields(serve) -> No
         opened = serve(app_with_middleware(store.limiter(limit="5/1m", on_failure="open")))
         status, headers, _ = opened.get("/")
         assert status == 200 and "ratelimit" not in headers
+        app = FastAPI()
+
+        @app.get("/")
+        @rl.fastapi.RateLimit(store.limiter(limit="5/1m")).wrap
+        async def root() -> str:
+            return "ok"
+
+        status, _, body = serve(app).get("/")
+        assert status == 503 and "store unreachable" in body
 
 
 def test_two_apps_on_one_redis_share_one_limit(serve, redis_url: str, prefix: str) -> None:  # type: ignore[no-untyped-def]
