@@ -391,7 +391,8 @@ def over_bare(route, q, fw):
 # (row id, bench/frameworks/run's name, label)
 FRAMEWORKS = [("spring", "spring", "Spring Boot servlet (starter's filter)"),
               ("webflux", "webflux", "Spring WebFlux (starter's WebFilter)"),
-              ("fastapi", "fastapi", "FastAPI (rl.fastapi dependency)"),
+              ("fastapi", "fastapi", "FastAPI (RateLimit.wrap on the endpoint)"),
+              ("fastapi_depends", "fastapi-depends", "FastAPI (Depends(RateLimit))"),
               ("fastify", "fastify", "Fastify (rl's plugin)"), ("go", "go", "Go net/http (rlhttp)"),
               ("grpc_java", "grpc-java", "grpc-java (RateLimitServerInterceptor)"),
               ("grpc_go", "grpc-go", "grpc-go (rlgrpc unary interceptor)"),
