@@ -477,7 +477,8 @@ def print_table(rows, runs):
             goal_text = f"{goal[0]} {show(goal[1], unit)} {unit}" if absolute(goal) else f"{goal[0]} {goal[1]}x"
         why = not_measured(row, runs[0])
         pairs = [(rl(r), peer(r)) for r in runs]
-        ratios = [a / b for a, b in pairs if a is not None and b]
+        # A peer of 0 or less (a difference of two p99s can be) has no ratio.
+        ratios = [a / b for a, b in pairs if a is not None and b is not None and b > 0]
         if why:
             cells = [why, "", "", why if why == "not built yet" else ""]
             b_values = [b for _, b in pairs if b is not None]
@@ -488,7 +489,7 @@ def print_table(rows, runs):
             cells = [show(statistics.median(a_values) if a_values else None, unit),
                      show(statistics.median(b_values) if b_values else None, unit), "", "no data"]
         else:
-            measured = [(a, b) for a, b in pairs if a is not None and b]
+            measured = [(a, b) for a, b in pairs if a is not None and b is not None and b > 0]
             ratio = statistics.median(ratios)
             rl_median = statistics.median(a for a, _ in measured)
             verdict = ""
