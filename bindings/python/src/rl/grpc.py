@@ -178,20 +178,7 @@ class AsyncRateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[mis
                 return stream
 
             async def call(request_or_iterator: Any, context: Any) -> Any:
-                # check's steps inline: one coroutine per call, this one.
-                try:
-                    cost = 1 if cost_of is None else cost_of(method)
-                    pending = limiter._acquire_started(key_of(context, method), cost)
-                    decision = pending if isinstance(pending, Decision) else await pending
-                    metadata = fields.as_pairs(fields.values(decision))
-                except RateLimitError as e:
-                    await context.abort(*_refusal(e))
-                if not decision.allowed:
-                    if metadata:
-                        context.set_trailing_metadata(metadata)
-                    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "rate limit exceeded")
-                if metadata:
-                    await context.send_initial_metadata(metadata)
+                await check(context)
                 result = behaviour(request_or_iterator, context)
                 return await result if inspect.isawaitable(result) else result
 
