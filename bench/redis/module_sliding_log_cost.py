@@ -73,8 +73,10 @@ class Server:
         total = 0
         for f in glob.glob(self.dir + '/cg.out.*'):
             for line in open(f):
-                if line.startswith('summary:') or line.startswith('totals:'):
-                    total = max(total, int(line.split()[1]))
+                # What callgrind collected (callgrind_annotate's PROGRAM
+                # TOTALS); `totals:` can hold more than was collected.
+                if line.startswith('summary:'):
+                    total += int(line.split()[1])
             if self.keep:
                 os.makedirs(self.keep, exist_ok=True)
                 self.phase += 1
