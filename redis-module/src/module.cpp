@@ -103,14 +103,14 @@ void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* na
 // One decision on `name`: its reply is sent; a CommandError is thrown
 // before anything is written.
 void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int64_t now) {
-  const bool writes = q.op != Op::peek;
-  OpenedKey key(ctx, name, writes ? kRead | kWrite : kRead);
+  const int mode = q.op != Op::peek ? kRead | kWrite : kRead;
+  OpenedKey key(ctx, name, mode);
   const int type = api.KeyType(key.get());
   if (q.algorithm == AlgorithmKind::sliding_log) {
     if (type != kKeyTypeEmpty && type != kKeyTypeList) {
       throw CommandError(CommandError::Verbatim{}, kWrongType);
     }
-    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, q, now), q);
+    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, mode, q, now), q);
     return;
   }
   if (type != kKeyTypeEmpty && type != kKeyTypeString) {

@@ -46,10 +46,13 @@ Entry unpack(const char* p, size_t len) {
 }
 
 // The list as a random-access range of entries, each read once, when used.
+// ListGet keeps an iterator on the key handle and moves it one entry at a
+// time from where it last read (Redis 7.0): a read far from there reopens
+// the key instead, so that ListGet seeks afresh, from the nearer end.
 class ListView {
  public:
-  ListView(RedisModuleCtx* ctx, RedisModuleKey*& key, long size)
-      : ctx_(ctx), key_(key), size_(size) {}
+  ListView(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, int mode, long size)
+      : ctx_(ctx), key_(key), name_(name), mode_(mode), size_(size) {}
 
   class iterator {
    public:
@@ -93,7 +96,9 @@ class ListView {
     if (i < 0 || i >= size_) throw CommandError("corrupt value: sliding_log totals do not add up");
     auto it = cache_.find(i);
     if (it != cache_.end()) return it->second;
+    if (read_at_ >= 0 && (i > read_at_ + kNear || i < read_at_ - kNear)) reopen();
     RedisModuleString* raw = api.ListGet(key_, i);
+    read_at_ = i;
     if (!raw) throw CommandError("corrupt value: a sliding_log entry cannot be read");
     size_t len = 0;
     const char* p = api.StringPtrLen(raw, &len);
@@ -108,16 +113,31 @@ class ListView {
     return cache_.emplace(i, e).first->second;
   }
 
-  // After a write: what was read may have moved.
+  // After a write: what was read may have moved; the list calls that
+  // write drop ListGet's iterator.
   void changed(long size) {
     size_ = size;
     cache_.clear();
+    read_at_ = -1;
   }
 
  private:
+  // A walk of this many entries costs about what a reopen and a fresh seek do.
+  static constexpr long kNear = 16;
+
+  void reopen() const {
+    api.CloseKey(key_);
+    key_ = api.OpenKey(ctx_, name_, mode_);
+    if (!key_) throw CommandError("the sliding_log key cannot be opened again");
+    read_at_ = -1;
+  }
+
   RedisModuleCtx* ctx_;
   RedisModuleKey*& key_;
+  RedisModuleString* name_;
+  int mode_;
   long size_;
+  mutable long read_at_ = -1;  // where ListGet's iterator is, -1 when it has none
   mutable std::unordered_map<long, Entry> cache_;
 };
 
@@ -140,8 +160,8 @@ int64_t longest(const std::vector<Rate>& rates) {
 
 // The index of the first entry live for a window of `window` us.
 long first_live(const ListView& log, int64_t window, int64_t now) {
-  return std::partition_point(log.begin(), log.end(),
-                              [&](const Entry& e) { return now - e.at >= window; })
+  return SlidingLog::search_from_front(log.begin(), log.end(),
+                                       [&](const Entry& e) { return now - e.at >= window; })
       .index();
 }
 
@@ -286,9 +306,9 @@ void give_back(Writer& w, ListView& log, const Request& q, int64_t now) {
 
 }  // namespace
 
-Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name,
+Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, int mode,
                       const Request& q, int64_t now) {
-  ListView log(ctx, key, static_cast<long>(api.ValueLength(key)));
+  ListView log(ctx, key, name, mode, static_cast<long>(api.ValueLength(key)));
   Writer w(ctx, key, name, log);
   const size_t n = q.rates.size();
   if (q.op == Op::refund || q.op == Op::reset) {

@@ -1,10 +1,11 @@
 // sliding_log on its Redis LIST (key schema v2, docs/key-schema.md): one
 // 24-byte element per instant, '<i8i8i8' (at, cost, running total), shared
 // by every limit of the key. The core's SlidingLog decides on a lazy view
-// of the list that reads only the elements its binary searches touch
-// (O(log n) per decision); the writes are the Lua path's own (LTRIM of the
-// dead head, RPUSH or LSET -1, RPOP, PEXPIREAT, DEL), applied through the
-// list API and replicated as those commands.
+// of the list that reads only the elements its searches touch (O(log n)
+// per decision; in the common case a few near the list's ends); the writes
+// are the Lua path's own (LTRIM of the dead head, RPUSH or LSET -1, RPOP,
+// PEXPIREAT, DEL), applied through the list API and replicated as those
+// commands.
 #pragma once
 
 #include "decision.h"
@@ -12,8 +13,9 @@
 
 namespace rl::module {
 
-// `key` is open for reading (and writing unless a peek), empty or a list.
-Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name,
+// `key` is open in `mode` (reading, and writing unless a peek), empty or a
+// list; it may be reopened (in `mode`) while the call reads the list.
+Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, int mode,
                       const Request& q, int64_t now);
 
 }  // namespace rl::module

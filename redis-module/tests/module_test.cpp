@@ -119,6 +119,11 @@ const Config kConfigs[] = {
     {"sliding_window", "0 5 1000000 5 1 200000 1000000 20 60000000 20 1 3000000 6000000", 300000},
     {"sliding_log", "0 10 1000000 10 1 100000 0", 150000},
     {"sliding_log", "0 5 1000000 5 1 200000 0 20 60000000 20 1 3000000 0", 300000},
+    // Logs of up to about 100 entries: reads far apart in the list (the
+    // module reopens the key to seek afresh), denials searching for the
+    // entry that frees enough.
+    {"sliding_log", "0 200 1000000 200 1 5000 0", 8000},
+    {"sliding_log", "0 100 1000000 100 1 10000 0 300 10000000 300 3 100000 0", 8000},
     {"suppressed", "0 10 1000000 30 1 100000 100000", 60000},
     {"suppressed", "0 5 2000000 15 1 400000 200000 20 60000000 60 1 3000000 1000000", 300000},
 };

@@ -1,6 +1,9 @@
 // sliding_log: on the struct, then through the memory store with the manual clock.
 #include "algorithms/sliding_log.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "capi_helpers.h"
 #include "core_helpers.h"
 
@@ -75,3 +78,18 @@ TEST(SlidingLogStore, WindowSlidesThroughTheCApi) {
 }
 
 }  // namespace
+
+// The search by galloping gives std::partition_point's answer, wherever the
+// answer lies, on every length.
+TEST(SlidingLog, SearchFromFrontFindsWhatPartitionPointFinds) {
+  for (int n = 0; n <= 70; ++n) {
+    std::vector<int> v(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+    for (int k = 0; k <= n; ++k) {
+      auto below = [k](int x) { return x < k; };
+      EXPECT_EQ(rl::SlidingLog::search_from_front(v.begin(), v.end(), below),
+                std::partition_point(v.begin(), v.end(), below))
+          << "n " << n << ", k " << k;
+    }
+  }
+}
