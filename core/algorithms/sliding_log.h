@@ -6,7 +6,7 @@
 // Each entry also carries the running total of the costs up to it, so a
 // decision finds the first live entry and the entry that frees enough units
 // by search (galloping from the oldest entry, then binary): O(log n) per
-// decision,, O(1) amortized per insert.
+// decision, O(1) amortized per insert.
 #pragma once
 
 #include <algorithm>
