@@ -181,6 +181,21 @@ def limits(min_ttl, limit, window_us, burst=None, g=None):
                                     window_us if g is None else g)
 
 
+def start_server(cmd, log_dir, port):
+    """Starts redis-server's command line `cmd` (its output in log_dir/log)
+    and returns (the process, a Conn to it) once it answers PING."""
+    proc = subprocess.Popen(cmd, stdout=open(os.path.join(log_dir, 'log'), 'w'),
+                            stderr=subprocess.STDOUT)
+    for _ in range(600):
+        try:
+            c = Conn(port)
+            c('PING')
+            return proc, c
+        except (OSError, RuntimeError):
+            time.sleep(0.1)
+    raise SystemExit('redis-server did not start (%s/log)' % log_dir)
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -193,17 +208,7 @@ class Bench:
             cmd = ['valgrind', '--tool=callgrind'] + sim + ['--toggle-collect=fcallCommand',
                    '--toggle-collect=evalShaCommand', '--dump-instr=no',
                    '--callgrind-out-file=%s/cg.out.%%p' % self.dir] + cmd
-        self.proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.dir, 'log'), 'w'),
-                                     stderr=subprocess.STDOUT)
-        for _ in range(600):
-            try:
-                self.c = Conn(self.port)
-                self.c('PING')
-                break
-            except (OSError, RuntimeError):
-                time.sleep(0.1)
-        else:
-            raise SystemExit('redis-server did not start (%s/log)' % self.dir)
+        self.proc, self.c = start_server(cmd, self.dir, self.port)
         self.lib, text = library_text(args.lua)
         entry_text = open(os.path.join(args.lua, 'library.lua')).read()
         self.full_names = '_full' in entry_text

@@ -24,10 +24,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lua_cost import Conn, free_port, library_text, limits, verdict  # noqa: E402
+from lua_cost import free_port, library_text, limits, start_server, verdict  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIMIT = 10_000_000
@@ -44,17 +43,7 @@ class Server:
                'redis-server', '--port', str(port), '--save', '', '--appendonly', 'no',
                '--dir', self.dir, '--bind', '127.0.0.1', '--daemonize', 'no',
                '--loadmodule', os.path.join(build, 'redis-module', 'librl_redis.so')]
-        self.proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.dir, 'log'), 'w'),
-                                     stderr=subprocess.STDOUT)
-        for _ in range(600):
-            try:
-                self.c = Conn(port)
-                self.c('PING')
-                break
-            except (OSError, RuntimeError):
-                time.sleep(0.1)
-        else:
-            raise SystemExit('redis-server did not start (%s/log)' % self.dir)
+        self.proc, self.c = start_server(cmd, self.dir, port)
         self.lib, text = library_text(os.path.join(ROOT, 'lua'))
         self.c('FUNCTION', 'LOAD', 'REPLACE', text)
         self.phase = 0
