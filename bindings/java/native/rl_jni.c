@@ -545,8 +545,9 @@ JNIEXPORT jstring JNICALL Java_dev_rl_Native_headerName(JNIEnv* env, jclass cls,
 /* rl_headers_render. limits: limit, window_us, burst for each (as
  * limiterLimits gives them); then the decision's fields as arguments, not an
  * array made per request. Returns the value of each field, indexed by
- * rl_header, null where the field is not sent; RateLimit-Policy's only
- * with_policy (it depends on the limiter alone: the caller keeps it). */
+ * rl_header, null where the field is not sent; without with_policy,
+ * RateLimit-Policy, where sent, is "" (it depends on the limiter alone: the
+ * caller keeps its value, and librl still says when it goes). */
 
 JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(
     JNIEnv* env, jclass cls, jstring name, jlongArray limits, jboolean allowed, jlong remaining,
@@ -595,8 +596,9 @@ JNIEXPORT jobjectArray JNICALL Java_dev_rl_Native_headersRender(
   if (!throw_if_failed(env, status, err)) {
     out = (*env)->NewObjectArray(env, RL_HEADER_COUNT, string_class, NULL);
     for (int i = 0; out != NULL && i < RL_HEADER_COUNT; i++) {
-      if (values[i] == NULL || (i == RL_HEADER_RATELIMIT_POLICY && !with_policy)) continue;
-      jstring value = (*env)->NewStringUTF(env, values[i]);
+      if (values[i] == NULL) continue;
+      const int kept = i == RL_HEADER_RATELIMIT_POLICY && !with_policy;
+      jstring value = (*env)->NewStringUTF(env, kept ? "" : values[i]);
       if (value == NULL) {
         out = NULL;
         break;

@@ -72,7 +72,8 @@ final class Native {
    * rl_headers_render. limits: limit, window_us, burst for each (as {@link #limiterLimits} gives
    * them); then the decision: allowed, remaining, retry_after_us (-1: never), reset_after_us,
    * limit_index, source (arguments: no array per request). The value of each field by rl_header,
-   * null where not sent; RateLimit-Policy's only withPolicy (it depends on the limiter alone).
+   * null where not sent; without withPolicy, RateLimit-Policy is "" where sent (its value depends on
+   * the limiter alone).
    */
   static native String[] headersRender(
       String name,

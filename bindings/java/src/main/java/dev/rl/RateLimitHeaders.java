@@ -83,9 +83,8 @@ public final class RateLimitHeaders {
             decision.limitIndex(),
             decision.source(),
             false);
-    // The policy is this limiter's, rendered once; it goes wherever RateLimit does (not for
-    // fail_open).
-    if (values[RL_HEADER_RATELIMIT] != null) values[RL_HEADER_RATELIMIT_POLICY] = policy;
+    // The policy is this limiter's, rendered once: librl says whether it goes ("" where it does).
+    if (values[RL_HEADER_RATELIMIT_POLICY] != null) values[RL_HEADER_RATELIMIT_POLICY] = policy;
     String[] names = names(values.length);
     for (int header = 0; header < values.length; header++) {
       if (values[header] != null) field.accept(names[header], values[header]);
@@ -106,9 +105,8 @@ public final class RateLimitHeaders {
     return names;
   }
 
-  // rl_header's values.
+  // rl_header's RL_HEADER_RATELIMIT_POLICY.
   private static final int RL_HEADER_RATELIMIT_POLICY = 0;
-  private static final int RL_HEADER_RATELIMIT = 1;
 
   private String[] render(
       boolean allowed,
