@@ -1,10 +1,15 @@
 #include "executor.h"
 
+#include "thread_name.h"
+
 namespace rl {
 
 void Executor::start_locked(const std::shared_ptr<State>& state) {
   if (!state->thread.joinable() && state->thread_id == std::thread::id()) {
-    state->thread = std::thread([state] { loop(*state); });
+    state->thread = std::thread([state] {
+      name_this_thread("rl-exec");
+      loop(*state);
+    });
     state->thread_id = state->thread.get_id();
   }
 }

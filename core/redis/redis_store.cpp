@@ -17,6 +17,7 @@
 #include "quote.h"
 #include "script_call.h"
 #include "store.h"
+#include "thread_name.h"
 #include "topology.h"
 #include "wait_for.h"
 
@@ -243,6 +244,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
     dispatcher_.emplace(runtime_->io, *runtime_->topology, modules_,
                         options_.coalesce ? &coalescer_ : nullptr);
     thread_ = std::thread([runtime = runtime_] {
+      name_this_thread("rl-io");
       auto work = asio::make_work_guard(runtime->io);
       runtime->io.run();
     });
