@@ -202,7 +202,24 @@ ROWS += [
         ("gcra_1_p99", "gcra 1 thread, p99", US, "p99_us", "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
         ("gcra_1_rate", "gcra 1 thread, decisions/s", RATE, "per_second",
          "rl gcra", BUCKET4J, "Bucket4j", 1, "distinct", None),
+        # No thread blocked per call: one thread keeps 64 calls in flight.
+        ("sliding_log_async_rate", "sliding_log one thread, 64 async calls in flight, decisions/s", RATE,
+         "per_second", "rl sliding_log async", JAVA_LOG + " async", "Lettuce sliding log (async API)", 1,
+         "distinct", None),
+        ("sliding_log_async_redis_cpu", "sliding_log one thread, 64 async calls in flight, Redis CPU/decision",
+         US, "redis_us_per_decision", "rl sliding_log async", JAVA_LOG + " async",
+         "Lettuce sliding log (async API)", 1, "distinct", None),
+        ("sliding_log_async_client_cpu",
+         "sliding_log one thread, 64 async calls in flight, client (JVM) CPU/decision", US,
+         "client_us_per_decision", "rl sliding_log async", JAVA_LOG + " async",
+         "Lettuce sliding log (async API)", 1, "distinct", None),
     ]
+]
+ROWS += [
+    ("java_sliding_log_async_vs_blocking",
+     "Java sliding_log decisions/s, one thread with 64 async calls in flight; peer: rl's 64 blocking threads",
+     RATE, "java", java("per_second", "rl sliding_log async", 1, "distinct"),
+     java("per_second", "rl sliding_log", 64, "distinct"), None),
 ]
 
 

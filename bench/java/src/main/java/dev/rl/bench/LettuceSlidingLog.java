@@ -3,16 +3,18 @@ package dev.rl.bench;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The sliding-window log Java services run today: a sorted set per client, ZREMRANGEBYSCORE +
  * ZCARD + ZADD (+ PEXPIRE) in one Lua script called by EVALSHA over one shared, multiplexed Lettuce
- * connection, blocking (sync API) per call. The member is a random 64-bit hex string instead of a
+ * connection, blocking (sync API) per call, or through the async API. The member is a random 64-bit hex string instead of a
  * UUID, so that SecureRandom does not slow the peer down.
  */
-final class LettuceSlidingLog implements Contender {
+final class LettuceSlidingLog implements AsyncContender {
   static final String SCRIPT =
       "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))\n"
           + "if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then\n"
@@ -25,6 +27,7 @@ final class LettuceSlidingLog implements Contender {
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisCommands<String, String> commands;
+  private final RedisAsyncCommands<String, String> async;
   private final String sha;
   private final String prefix = "bench-zset-" + System.nanoTime() + ":";
   private final String windowMs;
@@ -34,6 +37,7 @@ final class LettuceSlidingLog implements Contender {
     this.client = RedisClient.create(redisUrl);
     this.connection = client.connect();
     this.commands = connection.sync();
+    this.async = connection.async();
     this.sha = commands.scriptLoad(SCRIPT);
     this.windowMs = Long.toString(windowMs);
     this.maxRequests = Long.toString(maxRequests);
@@ -53,6 +57,17 @@ final class LettuceSlidingLog implements Contender {
             sha, ScriptOutputType.INTEGER, new String[] {prefix + key}, now, windowMs, maxRequests,
             member);
     return allowed == 1L;
+  }
+
+  @Override
+  public CompletionStage<Boolean> decideAsync(String key) {
+    String now = Long.toString(System.currentTimeMillis());
+    String member = Long.toHexString(ThreadLocalRandom.current().nextLong());
+    return async
+        .<Long>evalsha(
+            sha, ScriptOutputType.INTEGER, new String[] {prefix + key}, now, windowMs, maxRequests,
+            member)
+        .thenApply(allowed -> allowed == 1L);
   }
 
   @Override

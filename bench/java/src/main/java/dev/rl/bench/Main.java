@@ -8,7 +8,8 @@ import java.util.function.Supplier;
 /**
  * rl's Java binding beside Bucket4j and a Lettuce sliding-window log, against one redis-server:
  * each at 1 thread (p50/p95/p99) and 64 threads (decisions/s, p99) on distinct keys and on one
- * hot key, every limit far above the load. Prints a JSON line per measurement; bench/table.py
+ * hot key, and the two sliding logs from one thread with 64 asynchronous calls in flight; every
+ * limit far above the load. Prints a JSON line per measurement; bench/table.py
  * holds the rows and goals of the table bench/run prints from them.
  *
  * <pre>
@@ -21,6 +22,8 @@ public final class Main {
   // Far above any load here: nothing is denied, every call does the full work.
   static final long PER_SECOND = 10_000_000L;
   static final long WINDOW_MS = 1000;
+  static final java.util.Set<String> IN_FLIGHT_TOO =
+      java.util.Set.of("rl sliding_log", "lettuce sliding log");
 
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
@@ -64,6 +67,7 @@ public final class Main {
             new Phase(THREADS, false, KEYS, phaseMs),
             new Phase(THREADS, true, KEYS, phaseMs));
     Phase warmUp = new Phase(THREADS, false, KEYS, Math.max(500, phaseMs / 3));
+    InFlightPhase inFlight = new InFlightPhase(THREADS, KEYS, phaseMs);
     for (Map.Entry<String, Supplier<Contender>> make : contenders) {
       try (Contender contender = make.getValue().get();
           RedisCpu redisCpu = new RedisCpu(make.getKey())) {
@@ -71,6 +75,10 @@ public final class Main {
         for (Phase phase : phases) {
           Phase.Result result = phase.run(contender, redisCpu);
           System.out.println(result.json());
+        }
+        // The sliding logs also from one thread with 64 calls in flight (no thread per call).
+        if (contender instanceof AsyncContender async && IN_FLIGHT_TOO.contains(contender.name())) {
+          System.out.println(inFlight.run(async, redisCpu).json());
         }
         if (contender instanceof RlContender rl) System.err.println(rl.name() + ": " + rl.stats());
       }

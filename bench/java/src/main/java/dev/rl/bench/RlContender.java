@@ -1,11 +1,16 @@
 package dev.rl.bench;
 
+import dev.rl.Decision;
 import dev.rl.RateLimiter;
 import dev.rl.Store;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
-/** rl's Java binding: a blocking tryAcquire on one store (its own connection to Redis). */
-final class RlContender implements Contender {
+/**
+ * rl's Java binding on one store (its own connection to Redis): a blocking tryAcquire, or
+ * tryAcquireAsync.
+ */
+final class RlContender implements AsyncContender {
   private final String algorithm;
   private final Store store;
   private final RateLimiter limiter;
@@ -41,6 +46,11 @@ final class RlContender implements Contender {
   @Override
   public boolean decide(String key) {
     return limiter.tryAcquire(key, 1).allowed();
+  }
+
+  @Override
+  public CompletionStage<Boolean> decideAsync(String key) {
+    return limiter.tryAcquireAsync(key, 1).thenApply(Decision::allowed);
   }
 
   /** The store's round-trip latency, for the log. */
