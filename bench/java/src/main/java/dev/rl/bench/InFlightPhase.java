@@ -1,6 +1,5 @@
 package dev.rl.bench;
 
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,8 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * Phase} of 1 thread, under the contender's name + " async".
  */
 record InFlightPhase(int inFlight, int keys, long durationMs) {
-  private static final com.sun.management.OperatingSystemMXBean PROCESS =
-      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private static final int SAMPLES = 1 << 22;
 
   Phase.Result run(AsyncContender contender, RedisCpu redisCpu) throws Exception {
@@ -26,7 +23,7 @@ record InFlightPhase(int inFlight, int keys, long durationMs) {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     long cpuBefore = redisCpu != null ? redisCpu.micros() : 0;
     long commandsBefore = redisCpu != null ? redisCpu.commandMicros() : 0;
-    long clientBefore = PROCESS.getProcessCpuTime();
+    long clientBefore = Phase.PROCESS.getProcessCpuTime();
     long began = System.nanoTime();
     long until = began + durationMs * 1_000_000L;
     long calls = 0;
@@ -54,7 +51,7 @@ record InFlightPhase(int inFlight, int keys, long durationMs) {
     }
     free.acquire(inFlight); // every call answered
     double seconds = (System.nanoTime() - began) / 1e9;
-    long clientNs = PROCESS.getProcessCpuTime() - clientBefore;
+    long clientNs = Phase.PROCESS.getProcessCpuTime() - clientBefore;
     long cpuUs = redisCpu != null ? redisCpu.micros() - cpuBefore : 0;
     long commandsUs = redisCpu != null ? redisCpu.commandMicros() - commandsBefore : 0;
     if (failure.get() != null) {
@@ -62,17 +59,8 @@ record InFlightPhase(int inFlight, int keys, long durationMs) {
     }
     long[] all = Arrays.copyOf(samples, (int) Math.min(SAMPLES, calls));
     Arrays.sort(all);
-    return new Phase.Result(
-        contender.name() + " async", 1, "distinct", calls, denied.get(), calls / seconds,
-        quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99),
-        calls == 0 ? Double.NaN : (double) cpuUs / calls,
-        calls == 0 ? Double.NaN : (double) commandsUs / calls,
-        calls == 0 ? Double.NaN : clientNs / 1000.0 / calls);
-  }
-
-  private static double quantileUs(long[] sorted, double q) {
-    if (sorted.length == 0) return Double.NaN;
-    int index = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
-    return sorted[Math.max(0, index)] / 1000.0;
+    return Phase.Result.of(
+        contender.name() + " async", 1, "distinct", calls, denied.get(), seconds, all, cpuUs,
+        commandsUs, clientNs);
   }
 }

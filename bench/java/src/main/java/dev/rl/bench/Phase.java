@@ -29,10 +29,30 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
           library, threads, keys, decisions, denied, perSecond, p50us, p95us, p99us,
           redisUsPerDecision, redisCommandUsPerDecision, clientUsPerDecision);
     }
+
+    /**
+     * What a measurement counted: its decisions over its seconds, their latencies (ns, sorted), the
+     * server's CPU and command time (us) and the client's CPU time (ns) meanwhile.
+     */
+    static Result of(
+        String library, int threads, String keys, long decisions, long denied, double seconds,
+        long[] sortedNs, long redisCpuUs, long redisCommandsUs, long clientNs) {
+      double per = decisions == 0 ? Double.NaN : 1.0 / decisions;
+      return new Result(
+          library, threads, keys, decisions, denied, decisions / seconds,
+          quantileUs(sortedNs, 0.50), quantileUs(sortedNs, 0.95), quantileUs(sortedNs, 0.99),
+          redisCpuUs * per, redisCommandsUs * per, clientNs / 1000.0 * per);
+    }
+
+    private static double quantileUs(long[] sorted, double q) {
+      if (sorted.length == 0) return Double.NaN;
+      int index = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
+      return sorted[Math.max(0, index)] / 1000.0;
+    }
   }
 
   /** This JVM's CPU time: the client's side of every decision (threads, library, I/O). */
-  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+  static final com.sun.management.OperatingSystemMXBean PROCESS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   // Latency samples kept per thread; past this a thread keeps counting without recording.
@@ -114,17 +134,8 @@ record Phase(int threads, boolean hotKey, int keys, long durationMs) {
       at += recorded[t];
     }
     Arrays.sort(all);
-    return new Result(
-        contender.name(), threads, keysName(), total, totalDenied, total / seconds,
-        quantileUs(all, 0.50), quantileUs(all, 0.95), quantileUs(all, 0.99),
-        total == 0 ? Double.NaN : (double) cpuUs / total,
-        total == 0 ? Double.NaN : (double) commandsUs / total,
-        total == 0 ? Double.NaN : clientNs / 1000.0 / total);
-  }
-
-  private static double quantileUs(long[] sorted, double q) {
-    if (sorted.length == 0) return Double.NaN;
-    int index = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
-    return sorted[Math.max(0, index)] / 1000.0;
+    return Result.of(
+        contender.name(), threads, keysName(), total, totalDenied, seconds, all, cpuUs, commandsUs,
+        clientNs);
   }
 }
