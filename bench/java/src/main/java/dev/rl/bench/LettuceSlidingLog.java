@@ -11,8 +11,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The sliding-window log Java services run today: a sorted set per client, ZREMRANGEBYSCORE +
  * ZCARD + ZADD (+ PEXPIRE) in one Lua script called by EVALSHA over one shared, multiplexed Lettuce
- * connection, blocking (sync API) per call, or through the async API. The member is a random 64-bit hex string instead of a
- * UUID, so that SecureRandom does not slow the peer down.
+ * connection, blocking (sync API) per call, or through the async API. The member is a random
+ * 64-bit hex string instead of a UUID, so that SecureRandom does not slow the peer down.
  */
 final class LettuceSlidingLog implements AsyncContender {
   static final String SCRIPT =
@@ -50,24 +50,26 @@ final class LettuceSlidingLog implements AsyncContender {
 
   @Override
   public boolean decide(String key) {
-    String now = Long.toString(System.currentTimeMillis());
-    String member = Long.toHexString(ThreadLocalRandom.current().nextLong());
-    Long allowed =
-        commands.evalsha(
-            sha, ScriptOutputType.INTEGER, new String[] {prefix + key}, now, windowMs, maxRequests,
-            member);
+    Long allowed = commands.evalsha(sha, ScriptOutputType.INTEGER, keys(key), arguments());
     return allowed == 1L;
   }
 
   @Override
   public CompletionStage<Boolean> decideAsync(String key) {
+    return async
+        .<Long>evalsha(sha, ScriptOutputType.INTEGER, keys(key), arguments())
+        .thenApply(allowed -> allowed == 1L);
+  }
+
+  private String[] keys(String key) {
+    return new String[] {prefix + key};
+  }
+
+  /** The script's ARGV for a call now: now (ms), window (ms), limit, a fresh member. */
+  private String[] arguments() {
     String now = Long.toString(System.currentTimeMillis());
     String member = Long.toHexString(ThreadLocalRandom.current().nextLong());
-    return async
-        .<Long>evalsha(
-            sha, ScriptOutputType.INTEGER, new String[] {prefix + key}, now, windowMs, maxRequests,
-            member)
-        .thenApply(allowed -> allowed == 1L);
+    return new String[] {now, windowMs, maxRequests, member};
   }
 
   @Override

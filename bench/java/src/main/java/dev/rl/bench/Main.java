@@ -9,8 +9,8 @@ import java.util.function.Supplier;
  * rl's Java binding beside Bucket4j and a Lettuce sliding-window log, against one redis-server:
  * each at 1 thread (p50/p95/p99) and 64 threads (decisions/s, p99) on distinct keys and on one
  * hot key, and the two sliding logs from one thread with 64 asynchronous calls in flight; every
- * limit far above the load. Prints a JSON line per measurement; bench/table.py
- * holds the rows and goals of the table bench/run prints from them.
+ * limit far above the load. Prints a JSON line per measurement; bench/table.py holds the rows and
+ * goals of the table bench/run prints from them.
  *
  * <pre>
  *   java -cp ... dev.rl.bench.Main REDIS_URL [SECONDS_PER_PHASE]
