@@ -243,10 +243,49 @@ bool epochs_agree() {
   return epochs.size() == 1;
 }
 
+// Which master port serves each slot range, as the node at `port` sees it
+// (empty when it does not answer, or when it sees two masters on one slot:
+// a master just demoted keeps its slots in other nodes' views until gossip
+// tells them).
+std::map<std::pair<int, int>, int> slot_map_seen_by(int port) {
+  std::map<std::pair<int, int>, int> map;
+  std::set<int> slots;
+  for (const Node& n : nodes_seen_by(port)) {
+    if (!n.master || n.failed) continue;
+    for (auto range : n.slots) {
+      for (int slot = range.first; slot <= range.second; ++slot) {
+        if (!slots.insert(slot).second) return {};
+      }
+      map[range] = n.port;
+    }
+  }
+  return map;
+}
+
+// Whether every node answers with one map of slots to masters. Tests that
+// pick a slot's master and replica (owner_of, replica_of) from one node's
+// view start from it: a view still naming the master a failover just
+// demoted made a test stop the wrong node.
+bool maps_agree() {
+  const auto first = slot_map_seen_by(all_ports().front());
+  if (first.empty()) return false;
+  for (int port : all_ports()) {
+    if (slot_map_seen_by(port) != first) return false;
+  }
+  return true;
+}
+
+// The cluster as the failover tests need to find it: serving every slot,
+// one epoch and one map on every node.
+bool cluster_settled() {
+  return cluster_ok() && epochs_agree() && maps_agree();
+}
+
 // Whether the cluster settled on `port` as a master: every node that
-// answers sees it as a master with slots, and they agree on the epoch.
+// answers sees it as a master with slots, and they agree on the epoch and
+// the map.
 bool settled_as_master(int port) {
-  if (!is_master(port) || !epochs_agree() || !cluster_ok()) return false;
+  if (!is_master(port) || !cluster_settled()) return false;
   for (int seen_by : all_ports()) {
     for (const Node& n : nodes_seen_by(seen_by)) {
       if (n.port == port && (!n.master || n.slots.empty())) return false;
@@ -441,6 +480,7 @@ TEST(Cluster, ReshardingWhileCallsRunLosesNoCallAndCountsNoneTwice) {
 }
 
 TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   auto store = open_cluster();
   Limiter limiter(store, limiter_settings("token_bucket", "100/1h"));
   const std::string key = "failing-over";
@@ -462,6 +502,7 @@ TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
 }
 
 TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   // No circuit breaker: the figure is the failover's and rl's own. (The
   // stopped node's breaker would open and add its cooldown.)
   auto store = open_cluster("timeout_ms=300&breaker_failures=0");
@@ -594,6 +635,7 @@ double p_quantile(std::vector<double> samples, double q) {
 // store, the other masters' answers kept it closed and every call for the
 // dead slots waited for its deadline.)
 TEST(Cluster, ADeadMastersSlotsFailFastWhileTheOtherMastersDecide) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   constexpr int kTimeoutMs = 200;
   auto store = open_cluster("clock=manual&timeout_ms=" + std::to_string(kTimeoutMs) +
                             "&breaker_failures=3&breaker_cooldown_ms=1000");
@@ -784,6 +826,7 @@ TEST(Cluster, ADeadMastersSlotsFailFastWhileTheOtherMastersDecide) {
 // master's breaker, closed; the old master, a replica now, is no longer
 // listed, so the store's breaker is closed again.
 TEST(Cluster, AFailedOverMastersSlotsMoveToTheNewMastersBreaker) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   auto store = open_cluster("timeout_ms=300&breaker_failures=3&breaker_cooldown_ms=200");
   Settings settings = limiter_settings("gcra", "100/1h");
   settings.set("on_failure", "open");
@@ -867,28 +910,39 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
                               (min_replicas > 0 ? "&min_replicas_timeout_ms=100" : ""),
                           {});
   Limiter limiter(store, limiter_settings("gcra", "1/h"));
+  // The last failover settled: every node knows the same epoch (a replica
+  // that asks for votes in a stale one loses its election, or wins one that
+  // the old master then undoes) and the same map.
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   const Node master = owner_of(slot_of("f0"));
   const Node replica = replica_of(master);
   ASSERT_NE(replica.port, 0);
-  // The last failover settled: every node knows the same epoch (a replica
-  // that asks for votes in a stale one loses its election, or wins one that
-  // the old master then undoes).
-  ASSERT_TRUE(wait_until(epochs_agree, Ms(15000)));
-  std::vector<std::string> keys;  // the master's
-  for (int i = 0; keys.size() < 30000; ++i) {
-    const std::string key = "f" + std::to_string(i);
-    if (holds(master, slot_of(key))) keys.push_back(key);
-  }
+  // The master's keys, made as the calls need them: how many calls fit in
+  // the wait below depends on the machine's speed, so no list made ahead
+  // can be long enough (one of 30,000 ran out on a faster machine).
+  int next_key = 0;
+  auto master_key = [&] {
+    for (;; ++next_key) {
+      std::string key = "f" + std::to_string(next_key);
+      if (holds(master, slot_of(key))) {
+        ++next_key;
+        return key;
+      }
+    }
+  };
+  const std::string first_key = master_key();
+  const int slot = slot_of(first_key);
   AdmissionLedger ledger(limiter);
-  auto decide = [&] { return ledger.decide(keys.at(ledger.calls())); };
-  for (int i = 0; i < 100; ++i) decide();  // before: replicated long before the failover
+  ledger.decide(first_key);
+  auto decide = [&] { return ledger.decide(master_key()); };
+  for (int i = 1; i < 100; ++i) decide();  // before: replicated long before the failover
 
   const auto t0 = Steady::now();
   ASSERT_NE(cli(replica.port, "cluster failover force").find("OK"), std::string::npos);
   // Until the replica says it serves the keys' slot (asked again when a try
   // did not finish in 3 s: an election can fail, e.g. for want of votes).
   auto asked = t0;
-  while (ledger.calls() % 50 != 0 || !serves(replica.port, slot_of(keys[0]))) {
+  while (ledger.calls() % 50 != 0 || !serves(replica.port, slot)) {
     ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the replica never took over";
     if (Steady::now() - asked > std::chrono::seconds(3) && !is_master(replica.port)) {
       cli(replica.port, "cluster failover force");
@@ -897,7 +951,6 @@ void count_admissions_lost_in_a_cluster_failover(int min_replicas) {
     decide();
   }
   // Then until an admitted decision shows on the master that serves the slot.
-  const int slot = slot_of(keys[0]);
   auto server = [&] { return serves(replica.port, slot) ? replica.port : master.port; };
   while (true) {
     ASSERT_LT(Steady::now() - t0, std::chrono::seconds(30)) << "the store never followed";
