@@ -271,7 +271,12 @@ func (s *Service) status(it *item) (*pb.RateLimitResponse_DescriptorStatus, bool
 		}
 	} else {
 		threshold = uint64(r.RequestsPerUnit)
-		after = uint64(countingCapacity - d.Remaining)
+		// the window's count after this request (under on_failure local:
+		// this process's own count)
+		after = uint64(max(d.Limit-d.Remaining, 0))
+		if d.Source == rl.SourceFailOpen { // the store is down: nothing counted
+			after = 0
+		}
 		if !d.Allowed { // 2^40 hits in one window: over, whatever the limit
 			after = max(after, threshold+it.hits)
 		}
