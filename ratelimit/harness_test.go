@@ -42,6 +42,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// waitIn waits for cmd in a goroutine: the channel closes when it ended.
+func waitIn(cmd *exec.Cmd) chan struct{} {
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return done
+}
+
 // freePort asks the kernel for a port and gives it back.
 func freePort(t testing.TB) int {
 	t.Helper()
@@ -54,7 +61,7 @@ func freePort(t testing.TB) int {
 }
 
 // waitListening waits until something accepts on port (or the process ends).
-func waitListening(t testing.TB, port int, cmd *exec.Cmd, what string, log *bytes.Buffer) {
+func waitListening(t testing.TB, port int, exited <-chan struct{}, what string, log fmt.Stringer) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -63,8 +70,10 @@ func waitListening(t testing.TB, port int, cmd *exec.Cmd, what string, log *byte
 			c.Close()
 			return
 		}
-		if cmd.ProcessState != nil {
-			break
+		select {
+		case <-exited:
+			t.Fatalf("%s exited; its output:\n%s", what, log.String())
+		default:
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -74,7 +83,8 @@ func waitListening(t testing.TB, port int, cmd *exec.Cmd, what string, log *byte
 type redisServer struct {
 	Port int
 	cmd  *exec.Cmd
-	log  bytes.Buffer
+	done chan struct{}
+	log  syncBuffer
 }
 
 func startRedis(t testing.TB) *redisServer {
@@ -93,8 +103,8 @@ func (r *redisServer) start(t testing.TB) {
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func(c *exec.Cmd) { _ = c.Wait() }(r.cmd)
-	waitListening(t, r.Port, r.cmd, "redis-server", &r.log)
+	r.done = waitIn(r.cmd)
+	waitListening(t, r.Port, r.done, "redis-server", &r.log)
 }
 
 func (r *redisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
@@ -104,9 +114,7 @@ func (r *redisServer) Stop() {
 	if r.cmd != nil && r.cmd.Process != nil {
 		_ = r.cmd.Process.Signal(syscall.SIGCONT)
 		_ = r.cmd.Process.Kill()
-		for i := 0; i < 500 && r.cmd.ProcessState == nil; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-r.done
 	}
 }
 
@@ -121,7 +129,8 @@ type rateLimitServer struct {
 	ConfigDir string // RUNTIME_ROOT/config
 	Root      string
 	cmd       *exec.Cmd
-	log       *bytes.Buffer
+	done      chan struct{}
+	log       *syncBuffer
 	conn      *grpc.ClientConn
 	Client    pb.RateLimitServiceClient
 }
@@ -141,7 +150,7 @@ func writeConfig(t testing.TB, dir, name, yaml string) {
 // plus env, the config files in files, on redis.
 func startServer(t testing.TB, name, binary, redisAddr string, files map[string]string, env ...string) *rateLimitServer {
 	t.Helper()
-	s := &rateLimitServer{Name: name, GRPCPort: freePort(t), HTTPPort: freePort(t), Root: t.TempDir(), log: &bytes.Buffer{}}
+	s := &rateLimitServer{Name: name, GRPCPort: freePort(t), HTTPPort: freePort(t), Root: t.TempDir(), log: &syncBuffer{}}
 	s.ConfigDir = filepath.Join(s.Root, "config")
 	for f, y := range files {
 		writeConfig(t, s.ConfigDir, f, y)
@@ -159,22 +168,24 @@ func startServer(t testing.TB, name, binary, redisAddr string, files map[string]
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = s.cmd.Wait() }()
+	s.done = waitIn(s.cmd)
 	t.Cleanup(func() {
 		if s.conn != nil {
 			s.conn.Close()
 		}
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		for i := 0; i < 300 && s.cmd.ProcessState == nil; i++ {
-			time.Sleep(10 * time.Millisecond)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
 		}
-		_ = s.cmd.Process.Kill()
 		if t.Failed() {
 			t.Logf("%s output:\n%s", name, s.log.String())
 		}
 	})
-	waitListening(t, s.GRPCPort, s.cmd, name, s.log)
-	waitListening(t, s.HTTPPort, s.cmd, name, s.log)
+	waitListening(t, s.GRPCPort, s.done, name, s.log)
+	waitListening(t, s.HTTPPort, s.done, name, s.log)
 	conn, err := grpc.NewClient("127.0.0.1:"+strconv.Itoa(s.GRPCPort), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
