@@ -141,10 +141,10 @@ func TestReloadOnSymlinkSwap(t *testing.T) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10 s", what)
+			t.Fatalf("no %s within 30 s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
