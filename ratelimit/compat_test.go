@@ -164,10 +164,21 @@ func sameResponse(a, b *pb.RateLimitResponse, secondTurned bool) error {
 }
 
 func TestSameAnswersAsEnvoyRatelimit(t *testing.T) {
+	t.Run("lua", func(t *testing.T) { sameAnswers(t, "") })
+	t.Run("module", func(t *testing.T) {
+		if redisModule == "" {
+			t.Skip("RL_REDIS_MODULE (build/redis-module/librl_redis.so) not set")
+		}
+		sameAnswers(t, redisModule)
+	})
+}
+
+// sameAnswers: rl-ratelimit on a redis-server with module (or the Lua code).
+func sameAnswers(t *testing.T, module string) {
 	files := map[string]string{"compat.yaml": compatConfig}
 	env := []string{"LIMIT_RESPONSE_HEADERS_ENABLED=true"}
 	ref := startReference(t, startRedis(t).Addr(), files, env...)
-	ours := startRL(t, startRedis(t).Addr(), files, env...)
+	ours := startRL(t, startRedisWith(t, module).Addr(), files, env...)
 	awayFromHourEdge()
 	calls := 0
 	for name, seq := range compatSequences() {

@@ -81,15 +81,26 @@ func waitListening(t testing.TB, port int, exited <-chan struct{}, what string, 
 }
 
 type redisServer struct {
-	Port int
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  syncBuffer
+	Port   int
+	cmd    *exec.Cmd
+	done   chan struct{}
+	log    syncBuffer
+	module string
 }
 
 func startRedis(t testing.TB) *redisServer {
 	t.Helper()
-	r := &redisServer{Port: freePort(t)}
+	return startRedisWith(t, "")
+}
+
+// redisModule is rl's Redis module (RL_REDIS_MODULE, librl_redis.so), or ""
+// when not built: the tests that take it then skip.
+var redisModule = os.Getenv("RL_REDIS_MODULE")
+
+// startRedisWith starts a redis-server, with rl's module when module is set.
+func startRedisWith(t testing.TB, module string) *redisServer {
+	t.Helper()
+	r := &redisServer{Port: freePort(t), module: module}
 	r.start(t)
 	t.Cleanup(func() { r.Stop() })
 	return r
@@ -99,6 +110,9 @@ func (r *redisServer) start(t testing.TB) {
 	t.Helper()
 	r.cmd = exec.Command("redis-server", "--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	if r.module != "" {
+		r.cmd.Args = append(r.cmd.Args, "--loadmodule", r.module)
+	}
 	r.cmd.Stdout, r.cmd.Stderr = &r.log, &r.log
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -244,7 +244,17 @@ func TestSharedWithGoService(t *testing.T) {
 }
 
 func TestRedisDown(t *testing.T) {
-	r := startRedis(t)
+	t.Run("lua", func(t *testing.T) { redisDown(t, "") })
+	t.Run("module", func(t *testing.T) {
+		if redisModule == "" {
+			t.Skip("RL_REDIS_MODULE (build/redis-module/librl_redis.so) not set")
+		}
+		redisDown(t, redisModule)
+	})
+}
+
+func redisDown(t *testing.T, module string) {
+	r := startRedisWith(t, module)
 	open := `domain: open
 on_failure: open
 descriptors:
