@@ -18,6 +18,7 @@ import (
 
 	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	rl "github.com/rl-dev/rl/bindings/go"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -333,6 +334,32 @@ func TestBadInput(t *testing.T) {
 	}
 	if code, _ := s.PostJSON(t, strings.Repeat("[", 2<<20)); code != 400 {
 		t.Fatalf("a 2 MB body: %d", code)
+	}
+	if code, _ := s.Get(t, "/healthcheck"); code != 200 {
+		t.Fatalf("the server did not survive: %d", code)
+	}
+}
+
+// rawCodec sends bytes as they are: a malformed protobuf on the wire.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error)      { return *(v.(*[]byte)), nil }
+func (rawCodec) Unmarshal(data []byte, v any) error { *(v.(*[]byte)) = data; return nil }
+func (rawCodec) Name() string                       { return "proto" }
+
+func TestMalformedProtobuf(t *testing.T) {
+	r := startRedis(t)
+	s := startRL(t, r.Addr(), map[string]string{"d.yaml": "domain: d\n"})
+	for _, body := range [][]byte{{0xff, 0xff, 0xff}, {0x0a, 0x80}, {0x12, 0x05, 0x0a}} {
+		var out []byte
+		err := s.conn.Invoke(context.Background(), "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+			&body, &out, grpc.ForceCodec(rawCodec{}))
+		// grpc-go refuses what does not decode (Internal, "error unmarshalling
+		// request"); what decodes to a request without a domain is Unknown
+		if c := status.Code(err); c != codes.Internal && c != codes.Unknown {
+			t.Fatalf("%x: %v", body, err)
+		}
+		t.Logf("%x: %v", body, err)
 	}
 	if code, _ := s.Get(t, "/healthcheck"); code != 200 {
 		t.Fatalf("the server did not survive: %d", code)
