@@ -365,3 +365,27 @@ func TestMalformedProtobuf(t *testing.T) {
 		t.Fatalf("the server did not survive: %d", code)
 	}
 }
+
+// TestStoreSettingsPassThrough: RL_STORE_SETTINGS reaches rl's store (here
+// its circuit breaker: two outages in a row open it), and /metrics shows
+// rl's store metrics beside the server's.
+func TestStoreSettingsPassThrough(t *testing.T) {
+	r := startRedis(t)
+	s := startRL(t, r.Addr(), map[string]string{"d.yaml": "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 5}\n"},
+		"RL_STORE_SETTINGS=breaker_failures=2&breaker_cooldown_ms=60000", "REDIS_TIMEOUT=300ms")
+	if _, err := s.Call(request("d", 0, entry("k", "v"))); err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+	for i := 0; i < 3; i++ {
+		if _, err := s.Call(request("d", 0, entry("k", "v"))); status.Code(err) != codes.Unavailable {
+			t.Fatalf("call %d with Redis down: %v", i, err)
+		}
+	}
+	_, metrics := s.Get(t, "/metrics")
+	for _, want := range []string{"rl_breaker_opened_total 1", `ratelimit_service_rate_limit_total_hits{domain="d",key="d.k"} 1`, "ratelimit_service_should_rate_limit_redis_error 3"} {
+		if !strings.Contains(metrics, want) {
+			t.Fatalf("/metrics has no %q:\n%s", want, metrics)
+		}
+	}
+}
