@@ -201,7 +201,10 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 		b.reqs = append(b.reqs, rl.Request{Key: it.key, Cost: int64(min(it.hits, uint64(countingCapacity)))})
 	}
 	run := func(b *batch) {
-		if len(b.reqs) > 0 {
+		if len(b.reqs) == 1 { // the one-key call: rl's direct path
+			i := b.idx[0]
+			items[i].decision, items[i].err = b.lim.Acquire(rl.DeadlineOnly(ctx), b.reqs[0].Key, b.reqs[0].Cost)
+		} else if len(b.reqs) > 1 {
 			results, err := b.lim.AcquireBatchEach(ctx, b.reqs)
 			for j, i := range b.idx {
 				if err != nil {
