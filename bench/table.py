@@ -465,6 +465,8 @@ ROWS += [
          "ratelimit", edge("redis_us_per_decision", "rl"), edge("redis_us_per_decision", peer), ("<=", 1)),
         (f"ratelimit_redis_cpu_module{suffix}", f"Envoy RLS 64 streams, Redis CPU/decision, rl's module; peer: {peer_name}", US,
          "ratelimit", edge("redis_us_per_decision", "rl_module"), edge("redis_us_per_decision", peer), ("<=", 0.5)),
+        (f"ratelimit_redis_process_cpu{suffix}", f"Envoy RLS 64 streams, Redis process CPU/decision (INFO cpu), Lua path; peer: {peer_name}", US,
+         "ratelimit", edge("redis_process_us_per_decision", "rl"), edge("redis_process_us_per_decision", peer), None),
         (f"ratelimit_server_cpu{suffix}", f"Envoy RLS 64 streams, server CPU/decision; peer: {peer_name}", US,
          "ratelimit", edge("server_us_per_decision", "rl"), edge("server_us_per_decision", peer), None),
         (f"ratelimit_overload_redis_cpu{suffix}", f"Envoy RLS 10x overload, Redis CPU/decision; peer: {peer_name}", US,
