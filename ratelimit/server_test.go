@@ -389,3 +389,44 @@ func TestStoreSettingsPassThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsCountAsEnvoyRatelimit: hits, within, near (NEAR_LIMIT_RATIO of
+// the limit) and over, per stats key, as envoyproxy/ratelimit counts them.
+func TestMetricsCountAsEnvoyRatelimit(t *testing.T) {
+	r := startRedis(t)
+	s := startRL(t, r.Addr(), map[string]string{"d.yaml": `domain: d
+descriptors:
+  - key: k
+    rate_limit: {unit: hour, requests_per_unit: 3}
+  - key: s
+    shadow_mode: true
+    rate_limit: {unit: hour, requests_per_unit: 1}
+  - key: w
+    value: "a*"
+    detailed_metric: true
+    rate_limit: {unit: hour, requests_per_unit: 9}
+`})
+	for i := 0; i < 5; i++ {
+		oneCall(t, s, "k", "v")
+	}
+	for i := 0; i < 3; i++ {
+		oneCall(t, s, "s", "v")
+	}
+	oneCall(t, s, "w", "abc")
+	_, m := s.Get(t, "/metrics")
+	for _, want := range []string{
+		`ratelimit_service_rate_limit_total_hits{domain="d",key="d.k"} 5`,
+		`ratelimit_service_rate_limit_within_limit{domain="d",key="d.k"} 3`,
+		`ratelimit_service_rate_limit_near_limit{domain="d",key="d.k"} 1`,
+		`ratelimit_service_rate_limit_over_limit{domain="d",key="d.k"} 2`,
+		`ratelimit_service_rate_limit_shadow_mode{domain="d",key="d.s"} 2`,
+		`ratelimit_service_rate_limit_total_hits{domain="d",key="d.w_abc"} 1`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(m)
+	}
+}
