@@ -4,8 +4,8 @@ package main
 // descriptors with key/value/nested/wildcard values, rate_limit with unit,
 // requests_per_unit, unlimited, name, replaces; shadow_mode, quota_mode,
 // detailed_metric, value_to_metric, share_threshold, metadata), plus rl's
-// opt-in keys (rate_limit: algorithm, limit, burst; the domain: on_failure,
-// local_share). Every error names its file, line and reason.
+// opt-in keys (rate_limit: algorithm, limit, burst, settings; the domain:
+// on_failure, local_share). Every error names its file, line and reason.
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	rl "github.com/rl-dev/rl/bindings/go"
 	"gopkg.in/yaml.v3"
 )
 
@@ -55,12 +56,13 @@ type Rule struct {
 	Algorithm string
 	Limit     string
 	Burst     int64
+	Settings  []rl.Setting // any other rl_config setting, in order
 	File      string
 	Line      int
 }
 
 // rlNative says the rule opted into rl's own semantics.
-func (r *Rule) rlNative() bool { return r.Algorithm != "" || r.Limit != "" }
+func (r *Rule) rlNative() bool { return r.Algorithm != "" || r.Limit != "" || len(r.Settings) > 0 }
 
 type wildcardEntry struct {
 	key   string
@@ -415,6 +417,15 @@ func (l *loader) rateLimit(m *yaml.Node, domain, fullKey string) (*Rule, error) 
 			return l.str(v, &r.Algorithm)
 		case "limit":
 			return l.str(v, &r.Limit)
+		case "settings":
+			return l.eachKey(v, func(k string, kn, sv *yaml.Node) error {
+				var value string
+				if err := l.str(sv, &value); err != nil {
+					return err
+				}
+				r.Settings = append(r.Settings, rl.Setting{Key: k, Value: value})
+				return nil
+			})
 		case "burst":
 			n, err := strconv.ParseInt(v.Value, 10, 64)
 			if err != nil || n < 1 {
@@ -448,7 +459,7 @@ func (l *loader) rateLimit(m *yaml.Node, domain, fullKey string) (*Rule, error) 
 		return nil, l.errf(unitNode, "invalid rate limit unit %s", quote(unit))
 	}
 	r.Unit = pb.RateLimitResponse_RateLimit_Unit(u)
-	if r.Algorithm != "" || r.Limit != "" {
+	if r.rlNative() {
 		if err := checkRuleLimiter(r); err != nil {
 			return nil, l.errf(m, "%s", err.Error())
 		}

@@ -84,6 +84,7 @@ func limiterConfig(r *Rule, policy DomainPolicy) rl.Config {
 		cfg.Limit = fmt.Sprintf("%d/%s", r.RequestsPerUnit, window)
 	}
 	cfg.Burst = r.Burst
+	cfg.Settings = r.Settings
 	return cfg
 }
 

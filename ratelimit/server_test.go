@@ -33,6 +33,7 @@ func TestCheckConfigNamesFileLineAndReason(t *testing.T) {
 		"unlimited unit": {"domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unlimited: true, unit: second}\n", "should not specify rate limit unit when unlimited"},
 		"bad algorithm":  {"domain: d\ndescriptors:\n  - key: a\n    rate_limit: {algorithm: leaky, limit: 10/s}\n", "bad.yaml:4: algorithm"},
 		"bad rl limit":   {"domain: d\ndescriptors:\n  - key: a\n    rate_limit: {limit: 10/fortnight}\n", "bad.yaml:4: limit"},
+		"bad setting":    {"domain: d\ndescriptors:\n  - key: a\n    rate_limit: {limit: 10/s, settings: {no_such: 1}}\n", "bad.yaml:4: "},
 		"not yaml":       {"domain: [\n", "bad.yaml: error loading config file"},
 		"empty key":      {"domain: d\ndescriptors:\n  - value: a\n", "bad.yaml:3: descriptor has empty key"},
 	}
@@ -160,6 +161,8 @@ descriptors:
     rate_limit: {algorithm: sliding_window, limit: "3/30s, 5/1d"}
   - key: odd_period
     rate_limit: {limit: 2/30s}
+  - key: cached
+    rate_limit: {algorithm: fixed_window, limit: 2/1h, settings: {deny_cache_keys: "1000"}}
 `
 
 func TestRLRules(t *testing.T) {
@@ -187,6 +190,16 @@ func TestRLRules(t *testing.T) {
 	}
 	if st := call("odd_period", "o"); st.Code != pb.RateLimitResponse_OVER_LIMIT {
 		t.Fatalf("third in 30 s: %v", st)
+	}
+	// any other rl setting: deny_cache_keys answers repeat denials in process
+	for i := 1; i <= 5; i++ {
+		if st := call("cached", "c"); (st.Code == pb.RateLimitResponse_OK) != (i <= 2) {
+			t.Fatalf("cached %d: %v", i, st)
+		}
+	}
+	_, m := s.Get(t, "/metrics")
+	if !strings.Contains(m, `source="deny_cache"`) {
+		t.Fatalf("no decision from the deny cache:\n%s", m)
 	}
 }
 
