@@ -27,6 +27,8 @@ descriptors:
     rate_limit: {unit: hour, requests_per_unit: 3}
   - key: remote_address
     rate_limit: {unit: hour, requests_per_unit: 1000}
+  - key: odd
+    rate_limit: {algorithm: sliding_window, limit: 2/30s}
 `
 
 func envoyListener(name string, port int, deny bool) string {
@@ -50,6 +52,7 @@ func envoyListener(name string, port int, deny bool) string {
                   rate_limits:
                   - actions: [{request_headers: {header_name: x-user, descriptor_key: user}}]
                   - actions: [{remote_address: {}}]
+                  - actions: [{request_headers: {header_name: x-odd, descriptor_key: odd}}]
           http_filters:
           - name: envoy.filters.http.ratelimit
             typed_config:
@@ -170,6 +173,23 @@ func TestThroughEnvoy(t *testing.T) {
 	wg.Wait()
 	if ok.Load() != 3 {
 		t.Fatalf("bob: %d admitted, want exactly 3", ok.Load())
+	}
+	// an rl rule with a period Envoy's units cannot say (2 per 30 s)
+	for i := 1; i <= 3; i++ {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/", allow), nil)
+		req.Header.Set("x-odd", "o")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 429}[i <= 2]; resp.StatusCode != want {
+			t.Fatalf("odd period, request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+		if i == 3 {
+			t.Logf("odd period's headers through Envoy: x-ratelimit-limit %q, RateLimit-Reset %q",
+				resp.Header.Get("x-ratelimit-limit"), resp.Header.Get("RateLimit-Reset"))
+		}
 	}
 	if c := get(deny, "carol").StatusCode; c != 200 {
 		t.Fatalf("deny listener, Redis up: %d", c)
