@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	pb "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	rl "github.com/rl-dev/rl/bindings/go"
@@ -59,6 +60,9 @@ type Rule struct {
 	Settings  []rl.Setting // any other rl_config setting, in order
 	File      string
 	Line      int
+	// limiter caches the rule's rl limiter (limiterSet.forRule): a config
+	// is never changed once loaded, so the rule's limiter never changes.
+	limiter atomic.Pointer[rl.Limiter]
 }
 
 // rlNative says the rule opted into rl's own semantics.

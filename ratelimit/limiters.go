@@ -102,12 +102,12 @@ func checkRuleLimiter(r *Rule) error {
 	if checkStore.err != nil {
 		return checkStore.err
 	}
-	probe := *r
-	probe.Domain = "check"
+	probe := &Rule{Domain: "check", RequestsPerUnit: r.RequestsPerUnit, Unit: r.Unit,
+		Algorithm: r.Algorithm, Limit: r.Limit, Burst: r.Burst, Settings: r.Settings}
 	if probe.Limit == "" && probe.RequestsPerUnit == 0 {
 		return fmt.Errorf("requests_per_unit: must be at least 1 with algorithm")
 	}
-	lim, err := checkStore.store.Limiter(limiterConfig(&probe, DomainPolicy{}))
+	lim, err := checkStore.store.Limiter(limiterConfig(probe, DomainPolicy{}))
 	if err != nil {
 		if e, ok := err.(*rl.Error); ok {
 			return fmt.Errorf("%s", e.Message)
@@ -116,6 +116,9 @@ func checkRuleLimiter(r *Rule) error {
 	}
 	return lim.Close()
 }
+
+// maxLimiters bounds the limiters one server keeps.
+const maxLimiters = 100000
 
 // limiterSet holds the limiters of one store, one per distinct rl config,
 // kept across reloads (a rule that did not change keeps its limiter).
@@ -129,12 +132,27 @@ func newLimiterSet(store *rl.Store) *limiterSet {
 	return &limiterSet{store: store, byCfg: map[string]*rl.Limiter{}}
 }
 
+// forRule is the limiter of rule r of domain policy, cached on the rule.
+func (s *limiterSet) forRule(r *Rule, policy DomainPolicy) (*rl.Limiter, error) {
+	if l := r.limiter.Load(); l != nil {
+		return l, nil
+	}
+	l, err := s.get(limiterConfig(r, policy))
+	if err == nil {
+		r.limiter.Store(l)
+	}
+	return l, err
+}
+
 func (s *limiterSet) get(cfg rl.Config) (*rl.Limiter, error) {
 	id := fmt.Sprintf("%q", cfg)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l := s.byCfg[id]; l != nil {
 		return l, nil
+	}
+	if len(s.byCfg) >= maxLimiters {
+		return nil, fmt.Errorf("more than %d distinct limits (Envoy's per-descriptor limit overrides make one each)", maxLimiters)
 	}
 	l, err := s.store.Limiter(cfg)
 	if err != nil {

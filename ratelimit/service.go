@@ -181,7 +181,7 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 		if it.match == nil {
 			continue
 		}
-		lim, err := s.limiters.get(limiterConfig(it.match.Rule, cfg.policies[req.GetDomain()]))
+		lim, err := s.limiters.forRule(it.match.Rule, cfg.policies[req.GetDomain()])
 		if err != nil {
 			return status.Errorf(codes.Internal, "limiter of %s: %v", quote(it.match.StatsKey), err)
 		}
