@@ -437,6 +437,55 @@ ROWS += [
     for q in ("p50", "p99")
 ]
 
+# rl-ratelimit against envoyproxy/ratelimit (bench/ratelimit): one
+# redis-server, the same fixed-window config, one gRPC load generator; the
+# peer at its defaults, with REDIS_PIPELINE_WINDOW=150us, and with its local
+# cache for the overload rows (nearly every request over the limit).
+def edge(name, server, phase="within", streams=64):
+    return field(name, bench="ratelimit", server=server, phase=phase, streams=streams)
+
+
+EDGE_PEERS = [("", "envoy", "envoyproxy/ratelimit defaults"),
+              ("_pipeline", "envoy_pipeline", "envoyproxy/ratelimit REDIS_PIPELINE_WINDOW=150us")]
+ROWS += [
+    row
+    for suffix, peer, peer_name in EDGE_PEERS
+    for row in [
+        (f"ratelimit_64_per_core{suffix}", f"Envoy RLS 64 streams, decisions/s per server core; peer: {peer_name}", RATE,
+         "ratelimit", edge("per_server_core", "rl"), edge("per_server_core", peer), (">=", 2)),
+        (f"ratelimit_64_rate{suffix}", f"Envoy RLS 64 streams, decisions/s; peer: {peer_name}", RATE,
+         "ratelimit", edge("per_second", "rl"), edge("per_second", peer), None),
+        (f"ratelimit_64_p99{suffix}", f"Envoy RLS 64 streams, p99; peer: {peer_name}", US,
+         "ratelimit", edge("p99_us", "rl"), edge("p99_us", peer), ("<=", 1)),
+        (f"ratelimit_1_p50{suffix}", f"Envoy RLS 1 stream, p50; peer: {peer_name}", US,
+         "ratelimit", edge("p50_us", "rl", streams=1), edge("p50_us", peer, streams=1), None),
+        (f"ratelimit_1_p99{suffix}", f"Envoy RLS 1 stream, p99; peer: {peer_name}", US,
+         "ratelimit", edge("p99_us", "rl", streams=1), edge("p99_us", peer, streams=1), ("<=", 1)),
+        (f"ratelimit_redis_cpu{suffix}", f"Envoy RLS 64 streams, Redis CPU/decision (commandstats), Lua path; peer: {peer_name}", US,
+         "ratelimit", edge("redis_us_per_decision", "rl"), edge("redis_us_per_decision", peer), ("<=", 1)),
+        (f"ratelimit_redis_cpu_module{suffix}", f"Envoy RLS 64 streams, Redis CPU/decision, rl's module; peer: {peer_name}", US,
+         "ratelimit", edge("redis_us_per_decision", "rl_module"), edge("redis_us_per_decision", peer), ("<=", 0.5)),
+        (f"ratelimit_redis_process_cpu{suffix}", f"Envoy RLS 64 streams, Redis process CPU/decision (INFO cpu), Lua path; peer: {peer_name}", US,
+         "ratelimit", edge("redis_process_us_per_decision", "rl"), edge("redis_process_us_per_decision", peer), None),
+        (f"ratelimit_server_cpu{suffix}", f"Envoy RLS 64 streams, server CPU/decision; peer: {peer_name}", US,
+         "ratelimit", edge("server_us_per_decision", "rl"), edge("server_us_per_decision", peer), None),
+        (f"ratelimit_overload_redis_cpu{suffix}", f"Envoy RLS 10x overload, Redis CPU/decision; peer: {peer_name}", US,
+         "ratelimit", edge("redis_us_per_decision", "rl", "overload"), edge("redis_us_per_decision", peer, "overload"), ("<=", 0.2)),
+    ]
+] + [
+    ("ratelimit_overload_redis_cpu_cache", "Envoy RLS 10x overload, Redis CPU/decision; peer: envoyproxy/ratelimit with LOCAL_CACHE_SIZE_IN_BYTES", US,
+     "ratelimit", edge("redis_us_per_decision", "rl", "overload"), edge("redis_us_per_decision", "envoy_cache", "overload"), ("<=", 0.2)),
+    ("ratelimit_exactness", "Envoy RLS 4 server processes, one descriptor at 10x, admitted (limit 200); peer: envoyproxy/ratelimit", "",
+     "ratelimit", field("admitted", bench="ratelimit_exactness", server="rl"),
+     field("admitted", bench="ratelimit_exactness", server="envoy"), None),
+    ("ratelimit_config_start", "Envoy RLS 10,000-descriptor config, start to serving (ms); peer: envoyproxy/ratelimit", "ms",
+     "ratelimit", field("start_ms", bench="ratelimit_config", server="rl"), field("start_ms", bench="ratelimit_config", server="envoy"), None),
+    ("ratelimit_config_reload", "Envoy RLS 10,000-descriptor config, file renamed in to new answers (ms); peer: envoyproxy/ratelimit", "ms",
+     "ratelimit", field("reload_ms", bench="ratelimit_config", server="rl"), field("reload_ms", bench="ratelimit_config", server="envoy"), None),
+    ("ratelimit_config_rss", "Envoy RLS 10,000-descriptor config, server RSS (kB); peer: envoyproxy/ratelimit", "kB",
+     "ratelimit", field("rss_kb", bench="ratelimit_config", server="rl"), field("rss_kb", bench="ratelimit_config", server="envoy"), None),
+]
+
 
 def sources_of(row):
     source = row[3]
