@@ -15,5 +15,6 @@
 #![no_std]
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
+#[rustfmt::skip]
 mod bindings;
 pub use bindings::*;

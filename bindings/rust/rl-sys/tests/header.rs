@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 #[path = "layout/rust_layout.rs"]
+#[rustfmt::skip]
 mod rust_layout;
 
 fn manifest() -> PathBuf {

@@ -52,7 +52,15 @@ fn render(name: &str, limits: &[sys::rl_limit_info], decision: &Decision) -> Res
     let d = decision.to_raw();
     let mut values: [*mut core::ffi::c_char; sys::RL_HEADER_COUNT] = [core::ptr::null_mut(); sys::RL_HEADER_COUNT];
     check(|err| unsafe {
-        sys::rl_headers_render(name_c.as_ptr(), limits.as_ptr(), limits.len(), &d, values.as_mut_ptr(), values.len(), err)
+        sys::rl_headers_render(
+            name_c.as_ptr(),
+            limits.as_ptr(),
+            limits.len(),
+            &d,
+            values.as_mut_ptr(),
+            values.len(),
+            err,
+        )
     })?;
     let mut out = values.map(|p| {
         if p.is_null() {

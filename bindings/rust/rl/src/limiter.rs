@@ -302,7 +302,15 @@ impl Limiter {
         let req = request(key, cost);
         let mut wait: *mut sys::rl_wait = core::ptr::null_mut();
         let started = check(|err| unsafe {
-            sys::rl_limiter_acquire_wait_start(self.inner.ptr, &req, wait_us(timeout), Some(on_decision), ud, &mut wait, err)
+            sys::rl_limiter_acquire_wait_start(
+                self.inner.ptr,
+                &req,
+                wait_us(timeout),
+                Some(on_decision),
+                ud,
+                &mut wait,
+                err,
+            )
         });
         match started {
             Ok(()) => Ok((WaitGuard { wait, answered: false }, rx)),

@@ -25,7 +25,12 @@ fn int(n: &Node, what: &str) -> Result<i64, String> {
     n.text().parse().map_err(|_| format!("bad case: {what}: '{}' is not an int64", n.text()))
 }
 
-fn check_error(at: &str, got: Result<(), &Error>, want_status: Option<&str>, want_message: Option<&str>) -> Result<(), String> {
+fn check_error(
+    at: &str,
+    got: Result<(), &Error>,
+    want_status: Option<&str>,
+    want_message: Option<&str>,
+) -> Result<(), String> {
     match (want_status, got) {
         (None, Ok(())) => Ok(()),
         (None, Err(e)) => Err(format!("{at}: unexpected error {e}")),
@@ -45,7 +50,9 @@ fn check_error(at: &str, got: Result<(), &Error>, want_status: Option<&str>, wan
 
 fn key_of(request: &Node) -> Result<Vec<u8>, String> {
     if let Some(h) = request.str("key_hex") {
-        return (0..h.len() / 2).map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).map_err(|e| format!("key_hex: {e}"))).collect();
+        return (0..h.len() / 2)
+            .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).map_err(|e| format!("key_hex: {e}")))
+            .collect();
     }
     if let Some(n) = request.get("key_len") {
         return Ok(vec![b'x'; int(n, "key_len")?.max(0) as usize]);
