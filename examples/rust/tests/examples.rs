@@ -43,3 +43,14 @@ fn the_quick_start_prints_five_allowed_then_two_denied() {
     let words: Vec<&str> = text.lines().map(|l| l.split([',', ' ']).next().unwrap()).collect();
     assert_eq!(words, ["allowed", "allowed", "allowed", "allowed", "allowed", "denied", "denied"], "{text}");
 }
+
+#[test]
+fn the_quick_start_is_the_readmes_block() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let marker = "<!-- clean-install rust src/main.rs -->\n```rust\n";
+    let start = readme.find(marker).expect("README has the Rust block") + marker.len();
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let main = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/main.rs")).unwrap();
+    let code: String = main.lines().filter(|l| !l.starts_with("//!")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(code, block);
+}
