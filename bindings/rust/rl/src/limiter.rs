@@ -250,17 +250,26 @@ impl Limiter {
 
     // ---- async calls ----------------------------------------------------
 
-    fn start_call(&self, op: Op, key: &[u8], cost: i64) -> Result<oneshot::Receiver<Result<Decision>>> {
-        let (tx, rx) = oneshot::channel();
+    /// Starts an asynchronous call whose completion sends a T: `begin`
+    /// passes the user_data on to rl. When the call does not start, its
+    /// callback never runs and the sender is taken back here.
+    fn start<T>(
+        begin: impl FnOnce(*mut core::ffi::c_void, *mut *mut sys::rl_error) -> sys::rl_status,
+    ) -> Result<oneshot::Receiver<T>> {
+        let (tx, rx) = oneshot::channel::<T>();
         let ud = user_data(tx);
-        let req = request(key, cost);
-        let started = check(|err| unsafe {
-            sys::rl_limiter_call_async(self.inner.ptr, op as sys::rl_op, &req, Some(on_decision), ud, err)
-        });
+        let started = check(|err| begin(ud, err));
         if started.is_err() {
-            unsafe { reclaim::<Result<Decision>>(ud) };
+            unsafe { reclaim::<T>(ud) };
         }
         started.map(|()| rx)
+    }
+
+    fn start_call(&self, op: Op, key: &[u8], cost: i64) -> Result<oneshot::Receiver<Result<Decision>>> {
+        let req = request(key, cost);
+        Self::start(|ud, err| unsafe {
+            sys::rl_limiter_call_async(self.inner.ptr, op as sys::rl_op, &req, Some(on_decision), ud, err)
+        })
     }
 
     async fn call(&self, op: Op, key: &[u8], cost: i64) -> Result<Decision> {
@@ -297,11 +306,9 @@ impl Limiter {
         cost: i64,
         timeout: Option<Duration>,
     ) -> Result<(WaitGuard, oneshot::Receiver<Result<Decision>>)> {
-        let (tx, rx) = oneshot::channel();
-        let ud = user_data(tx);
         let req = request(key, cost);
         let mut wait: *mut sys::rl_wait = core::ptr::null_mut();
-        let started = check(|err| unsafe {
+        let rx = Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_wait_start(
                 self.inner.ptr,
                 &req,
@@ -311,14 +318,8 @@ impl Limiter {
                 &mut wait,
                 err,
             )
-        });
-        match started {
-            Ok(()) => Ok((WaitGuard { wait, answered: false }, rx)),
-            Err(e) => {
-                unsafe { reclaim::<Result<Decision>>(ud) };
-                Err(e)
-            }
-        }
+        })?;
+        Ok((WaitGuard { wait, answered: false }, rx))
     }
 
     /// [`acquire_wait_blocking`](Self::acquire_wait_blocking) without
@@ -335,9 +336,7 @@ impl Limiter {
 
     fn start_batch(&self, requests: &[Request<'_>]) -> Result<oneshot::Receiver<Result<Vec<Decision>>>> {
         let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
-        let (tx, rx) = oneshot::channel();
-        let ud = user_data(tx);
-        let started = check(|err| unsafe {
+        Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_batch_async_versioned(
                 self.inner.ptr,
                 reqs.as_ptr(),
@@ -347,11 +346,7 @@ impl Limiter {
                 ud,
                 err,
             )
-        });
-        if started.is_err() {
-            unsafe { reclaim::<Result<Vec<Decision>>>(ud) };
-        }
-        started.map(|()| rx)
+        })
     }
 
     /// [`acquire_batch_blocking`](Self::acquire_batch_blocking) without blocking the thread.
@@ -365,9 +360,7 @@ impl Limiter {
 
     fn start_batch_each(&self, requests: &[Request<'_>]) -> Result<oneshot::Receiver<Vec<Result<Decision>>>> {
         let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
-        let (tx, rx) = oneshot::channel();
-        let ud = user_data(tx);
-        let started = check(|err| unsafe {
+        Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_batch_each_async(
                 self.inner.ptr,
                 reqs.as_ptr(),
@@ -377,11 +370,7 @@ impl Limiter {
                 ud,
                 err,
             )
-        });
-        if started.is_err() {
-            unsafe { reclaim::<Vec<Result<Decision>>>(ud) };
-        }
-        started.map(|()| rx)
+        })
     }
 
     /// [`acquire_batch_each_blocking`](Self::acquire_batch_each_blocking) without blocking the thread.
