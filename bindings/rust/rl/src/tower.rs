@@ -1,5 +1,7 @@
 //! A tower [`Layer`](tower_layer::Layer) that rate-limits HTTP requests:
-//! axum and tonic services mount it in one line.
+//! axum services mount it in one line (tested with axum; it fits any tower
+//! HTTP service whose response body has `Default`, tonic's too, but answers
+//! with HTTP statuses, not gRPC ones).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), rl::Error> {
@@ -25,7 +27,7 @@
 //! other failure (bad input such as an empty key, a closed store) is what
 //! [`RateLimitLayer::on_error`] says, `500` by default. Responses rl makes
 //! have an empty body (`Default` of the service's body type: axum's
-//! `Body`, tonic's body), so the layer fits any service.
+//! `Body`, tonic's body).
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
