@@ -197,6 +197,19 @@ fn every_url_shape_shows_only_the_display_form() {
         let lim = lim.unwrap();
         no_secret(&format!("{lim} {lim:?}"), "the limiter");
         assert!(format!("{lim:?}").contains(display), "{name}: {lim:?}");
+        // The tower layer and the trypema-shaped limiter show the same form.
+        let layer = rl::tower::RateLimitLayer::new(lim.clone(), |_| String::new());
+        assert!(format!("{layer:?}").contains(display), "{name}: {layer:?}");
+        no_secret(&format!("{layer:?}"), "the tower layer");
+        let provider = rl::trypema::RedisRateLimiterProvider::from_options(rl::trypema::RedisRateLimiterOptions {
+            store: s.clone(),
+            prefix: None,
+            window_size_seconds: rl::trypema::WindowSizeSeconds::try_from(1).unwrap(),
+            rate_group_size_ms: rl::trypema::RateGroupSizeMs::try_from(10).unwrap(),
+            hard_limit_factor: rl::trypema::HardLimitFactor::default(),
+        });
+        assert!(format!("{provider:?}").contains(display), "{name}: {provider:?}");
+        no_secret(&format!("{provider:?}"), "the trypema provider");
         if !s.info().in_process {
             // A call to a closed port fails as an outage; its message shows no secret.
             let e = rt.block_on(lim.acquire("k", 1)).unwrap_err();
