@@ -45,9 +45,11 @@ fn main() {
     if os != "linux" {
         panic!("rl-sys: no bundled librl for {os}: enable the dynamic-linking feature");
     }
+    // In rl's repository the Go module's copy (what scripts/build-static
+    // last made); in the packaged crate the copy bindings/rust/package put in.
     let candidates = [
-        manifest.join("native").join(format!("linux_{arch}")),
         manifest.join("../../go/internal/native").join(format!("linux_{arch}")),
+        manifest.join("native").join(format!("linux_{arch}")),
     ];
     let dir = candidates
         .iter()
