@@ -116,8 +116,16 @@ impl Drop for WaitGuard {
     }
 }
 
+// Here, not in store.rs: the store knows nothing of limiters.
+impl Store {
+    /// A limiter over this store.
+    pub fn limiter(&self, config: &LimiterConfig) -> Result<Limiter> {
+        Limiter::new(self, config)
+    }
+}
+
 impl Limiter {
-    pub(crate) fn new(store: &Store, config: &LimiterConfig) -> Result<Limiter> {
+    fn new(store: &Store, config: &LimiterConfig) -> Result<Limiter> {
         let cfg = config.to_native()?;
         let mut ptr: *mut sys::rl_limiter = core::ptr::null_mut();
         check(|err| unsafe { sys::rl_limiter_new(store.inner.ptr, cfg.0, &mut ptr, err) })?;

@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use rl_sys as sys;
 
-use crate::config::{c_text, LimiterConfig};
+use crate::config::c_text;
 use crate::error::{check, static_str, Error, Result};
-use crate::limiter::Limiter;
 
 pub(crate) struct NativeStore {
     pub(crate) ptr: *mut sys::rl_store,
@@ -90,11 +89,6 @@ impl Store {
     /// `tokio::task::spawn_blocking` or just drop the last handle.
     pub fn close(&self) {
         unsafe { sys::rl_store_close(self.inner.ptr) }
-    }
-
-    /// A limiter over this store.
-    pub fn limiter(&self, config: &LimiterConfig) -> Result<Limiter> {
-        Limiter::new(self, config)
     }
 
     /// The URL in its display form: passwords and secret settings are "***".
