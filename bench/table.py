@@ -487,6 +487,65 @@ ROWS += [
 ]
 
 
+def rust(name, **match):
+    return field(name, bench="rust", **match)
+
+
+# The Rust bench (bench/rust): rl beside trypema 2.2.1's Redis provider on
+# the same redis-server (16 tasks on 10 keys, trypema's own bench shape, and
+# 64 calls in flight on one key), exactness beside it across 4 processes,
+# rl's memory:// beside governor 0.10.4's keyed limiter, and the binding's
+# own cost per call.
+RUST_PAIRS = [
+    ("absolute", "rl sliding_window", "trypema absolute"),
+    ("absolute_api", "rl::trypema absolute", "trypema absolute"),
+    ("suppressed", "rl suppressed", "trypema suppressed"),
+    ("suppressed_api", "rl::trypema suppressed", "trypema suppressed"),
+]
+RUST_PHASES = [("tasks", "16 tasks x 10 keys"), ("inflight", "64 calls in flight on one key")]
+ROWS += [
+    (f"rust_{phase}_{pair}_per_second", f"Rust {label}, decisions/s, {rl_name}; peer: {peer}", RATE, "rust",
+     rust("per_second", phase=phase, contender=rl_name), rust("per_second", phase=phase, contender=peer), (">=", 2))
+    for phase, label in RUST_PHASES
+    for pair, rl_name, peer in RUST_PAIRS
+]
+ROWS += [
+    (f"rust_{phase}_{pair}_{q}", f"Rust {label}, {q} latency, {rl_name}; peer: {peer}", US, "rust",
+     rust(f"{q}_us", phase=phase, contender=rl_name), rust(f"{q}_us", phase=phase, contender=peer), None)
+    for phase, label in RUST_PHASES
+    for pair, rl_name, peer in RUST_PAIRS
+    for q in ("p50", "p99")
+]
+ROWS += [
+    (f"rust_{phase}_{pair}_redis_cpu", f"Rust {label}, Redis CPU/decision, {rl_name}; peer: {peer}", US, "rust",
+     rust("redis_us_per_decision", phase=phase, contender=rl_name),
+     rust("redis_us_per_decision", phase=phase, contender=peer), ("<=", 0.33))
+    for phase, label in RUST_PHASES
+    for pair, rl_name, peer in RUST_PAIRS
+]
+ROWS += [
+    (f"rust_exactness_{row}", f"Rust 4 processes x 16 tasks on one key at 10x a limit of 100 per 2 s, most admitted in any 2 s window, {rl_name}; peer: trypema absolute",
+     "", "rust_exactness", rust("max_in_window", phase="exactness", contender=rl_name),
+     rust("max_in_window", phase="exactness", contender="trypema absolute"), ("<=", 100, "absolute"))
+    for row, rl_name in [("sliding_log", "rl sliding_log"), ("trypema_api", "rl::trypema absolute")]
+]
+ROWS += [
+    (f"rust_memory_{keys}_keys_{threads}_threads", f"Rust in process, {keys:,} key(s), {threads} thread(s), decisions/s, rl memory://; peer: governor keyed",
+     RATE, "rust_memory", rust("per_second", phase="memory", contender="rl memory", keys=keys, threads=threads),
+     rust("per_second", phase="memory", contender="governor keyed", keys=keys, threads=threads), (">=", 1))
+    for keys in (1, 100_000)
+    for threads in (1, 16)
+]
+ROWS += [
+    ("rust_cost_blocking", "Rust memory:// acquire_blocking, ns/call; peer: the raw rl-sys call", NS, "rust_cost",
+     rust("blocking_ns_per_call", phase="cost"), rust("sys_ns_per_call", phase="cost"), None),
+    ("rust_cost_async", "Rust memory:// async acquire (block_on), ns/call; peer: the raw rl-sys call", NS, "rust_cost",
+     rust("async_ns_per_call", phase="cost"), rust("sys_ns_per_call", phase="cost"), None),
+    ("rust_cost_allocs", "Rust memory:// acquire_blocking, allocations/call; peer: async acquire", "", "rust_cost",
+     rust("blocking_allocs_per_call", phase="cost"), rust("async_allocs_per_call", phase="cost"), None),
+]
+
+
 def sources_of(row):
     source = row[3]
     return source if isinstance(source, tuple) else (source,)

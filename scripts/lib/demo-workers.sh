@@ -13,6 +13,9 @@ worker_commands() {
   if [ -x "$root/build/examples/rl-go-demo-worker" ]; then
     printf '%q\n' "$root/build/examples/rl-go-demo-worker"
   fi
+  if [ -x "$root/build/examples/rl-rust-demo-worker" ]; then
+    printf '%q %q %q\n' env "LD_LIBRARY_PATH=$root/build/capi" "$root/build/examples/rl-rust-demo-worker"
+  fi
   if [ -f "$root/build/examples/java/DemoWorker.class" ] && [ -f "$root/bindings/java/target/rl-1.0.0.jar" ] &&
     command -v java >/dev/null 2>&1; then
     printf '%q %q %q %q %q\n' java "-Drl.jni.path=$root/build/bindings/java/native/librl_jni.so" \
