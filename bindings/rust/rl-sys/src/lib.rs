@@ -12,7 +12,7 @@
 //! Linking: the bundled static librl by default (linux x86-64 and aarch64),
 //! the system librl through pkg-config with the `dynamic-linking` feature,
 //! or the librl.so of a directory named by `RL_SYS_LIB_DIR` (see build.rs).
-#![no_std]
+
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
 #[rustfmt::skip]
