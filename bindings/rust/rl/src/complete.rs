@@ -4,7 +4,11 @@
 //! rl's thread, and a panic (there should be none) is caught, since one
 //! escaping `extern "C"` would abort the process.
 use core::ffi::c_void;
+use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 
 use rl_sys as sys;
 use tokio::sync::oneshot;
@@ -20,6 +24,26 @@ pub(crate) type BatchEachTx = oneshot::Sender<Vec<Result<Decision>>>;
 /// or by the caller when the call did not start (the callback then never runs).
 pub(crate) fn user_data<T>(tx: oneshot::Sender<T>) -> *mut c_void {
     Box::into_raw(Box::new(tx)).cast()
+}
+
+/// Blocks this thread until a completion's answer comes (a blocking call
+/// made of an asynchronous one). Parks rather than `blocking_recv`, which
+/// panics when called from inside a tokio runtime.
+pub(crate) fn wait_for<T>(mut rx: oneshot::Receiver<T>) -> std::result::Result<T, oneshot::error::RecvError> {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark()
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        match Pin::new(&mut rx).poll(&mut cx) {
+            Poll::Ready(r) => return r,
+            Poll::Pending => std::thread::park(),
+        }
+    }
 }
 
 /// Takes back a user_data whose callback will never run.

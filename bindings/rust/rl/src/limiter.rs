@@ -11,6 +11,11 @@
 //!   (`acquire_wait_blocking` for the whole wait): never call them from a
 //!   tokio worker thread, which would stall every task on it; wrap them in
 //!   `tokio::task::spawn_blocking` there, or use the `async fn`s.
+//!
+//! Deadlines: [`Limiter::with_timeout`] gives a handle whose every call
+//! carries a deadline to the store (rl_request's timeout_us), as a Go
+//! context's or a Java timeout does: the store call keeps the earlier of it
+//! and the store's `timeout_ms`, and fails with `Error::Timeout` past it.
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +63,9 @@ pub struct Limit {
 #[derive(Clone)]
 pub struct Limiter {
     inner: Arc<NativeLimiter>,
+    // Each call's deadline at the store in µs (rl_request.timeout_us); 0:
+    // the store's timeout_ms alone.
+    timeout_us: i64,
 }
 
 /// One request of a batch: a key and its cost.
@@ -81,14 +89,14 @@ enum Op {
     Reset = sys::RL_OP_RESET as isize,
 }
 
-fn request(key: &[u8], cost: i64) -> sys::rl_request {
-    sys::rl_request {
-        version: sys::RL_REQUEST_VERSION,
-        key: key.as_ptr().cast(),
-        key_len: key.len(),
-        cost,
-        timeout_us: 0,
-    }
+fn request(key: &[u8], cost: i64, timeout_us: i64) -> sys::rl_request {
+    sys::rl_request { version: sys::RL_REQUEST_VERSION, key: key.as_ptr().cast(), key_len: key.len(), cost, timeout_us }
+}
+
+/// A deadline in whole µs, at least 1 (0 would mean "none"), saturated at
+/// the largest rl takes.
+fn deadline_us(timeout: Duration) -> i64 {
+    i64::try_from(timeout.as_micros()).unwrap_or(i64::MAX).max(1)
 }
 
 fn wait_us(timeout: Option<Duration>) -> i64 {
@@ -137,7 +145,28 @@ impl Limiter {
             .iter()
             .map(|l| Limit { limit: l.limit, window: Duration::from_micros(l.window_us.max(0) as u64), burst: l.burst })
             .collect();
-        Ok(Limiter { inner: Arc::new(NativeLimiter { ptr, name, limits, raw_limits, store: store.inner.clone() }) })
+        let inner = Arc::new(NativeLimiter { ptr, name, limits, raw_limits, store: store.inner.clone() });
+        Ok(Limiter { inner, timeout_us: 0 })
+    }
+
+    /// This limiter (a clone of the handle) with a deadline on every call:
+    /// each acquire, peek, refund, reset, each store call of an
+    /// acquire_wait, and each batch (which travels as one) must be answered
+    /// by the store within `timeout`, or fails with `Error::Timeout`. The
+    /// store's `timeout_ms` still applies when it is shorter. memory://
+    /// never waits for I/O, so there it changes nothing. Less than 1 µs is
+    /// taken as 1 µs.
+    pub fn with_timeout(&self, timeout: Duration) -> Limiter {
+        Limiter { inner: self.inner.clone(), timeout_us: deadline_us(timeout) }
+    }
+
+    /// The deadline of [`with_timeout`](Self::with_timeout), if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        (self.timeout_us > 0).then(|| Duration::from_micros(self.timeout_us as u64))
+    }
+
+    fn requests(&self, requests: &[Request<'_>]) -> Vec<sys::rl_request> {
+        requests.iter().map(|r| request(r.key, r.cost, self.timeout_us)).collect()
     }
 
     /// The limiter's `name` setting ("default" when unset).
@@ -166,7 +195,13 @@ impl Limiter {
     // ---- blocking calls -------------------------------------------------
 
     fn sync_call(&self, op: Op, key: &[u8], cost: i64) -> Result<Decision> {
-        let req = request(key, cost);
+        if matches!(op, Op::Reset) && self.timeout_us > 0 && !self.inline() {
+            // rl_limiter_reset takes no request, so no deadline: the
+            // asynchronous reset does, and this thread waits for it.
+            let rx = self.start_call(op, key, cost)?;
+            return complete::wait_for(rx).unwrap_or_else(|_| Err(complete::lost()));
+        }
+        let req = request(key, cost, self.timeout_us);
         let mut d = empty_decision();
         let lim = self.inner.ptr;
         check(|err| unsafe {
@@ -210,7 +245,7 @@ impl Limiter {
         cost: i64,
         timeout: Option<Duration>,
     ) -> Result<Decision> {
-        let req = request(key.as_ref(), cost);
+        let req = request(key.as_ref(), cost, self.timeout_us);
         let mut d = empty_decision();
         check(|err| unsafe { sys::rl_limiter_acquire_wait(self.inner.ptr, &req, wait_us(timeout), &mut d, err) })?;
         Ok(Decision::from_raw(&d))
@@ -220,7 +255,7 @@ impl Limiter {
     /// round trip per store node. A malformed request fails the whole batch
     /// (the message names its index) and a store failure fails all of it.
     pub fn acquire_batch_blocking(&self, requests: &[Request<'_>]) -> Result<Vec<Decision>> {
-        let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
+        let reqs = self.requests(requests);
         let mut ds = vec![empty_decision(); reqs.len()];
         check(|err| unsafe {
             sys::rl_limiter_acquire_batch(self.inner.ptr, reqs.as_ptr(), reqs.len(), ds.as_mut_ptr(), err)
@@ -232,7 +267,7 @@ impl Limiter {
     /// call fails, the others still get their decisions. The outer error is
     /// the batch's own (malformed, closed store).
     pub fn acquire_batch_each_blocking(&self, requests: &[Request<'_>]) -> Result<Vec<Result<Decision>>> {
-        let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
+        let reqs = self.requests(requests);
         let n = reqs.len();
         let mut ds = vec![empty_decision(); n];
         let mut statuses = vec![sys::RL_OK; n];
@@ -274,7 +309,7 @@ impl Limiter {
     }
 
     fn start_call(&self, op: Op, key: &[u8], cost: i64) -> Result<oneshot::Receiver<Result<Decision>>> {
-        let req = request(key, cost);
+        let req = request(key, cost, self.timeout_us);
         Self::start(|ud, err| unsafe {
             sys::rl_limiter_call_async(self.inner.ptr, op as sys::rl_op, &req, Some(on_decision), ud, err)
         })
@@ -314,7 +349,7 @@ impl Limiter {
         cost: i64,
         timeout: Option<Duration>,
     ) -> Result<(WaitGuard, oneshot::Receiver<Result<Decision>>)> {
-        let req = request(key, cost);
+        let req = request(key, cost, self.timeout_us);
         let mut wait: *mut sys::rl_wait = core::ptr::null_mut();
         let rx = Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_wait_start(
@@ -343,7 +378,7 @@ impl Limiter {
     }
 
     fn start_batch(&self, requests: &[Request<'_>]) -> Result<oneshot::Receiver<Result<Vec<Decision>>>> {
-        let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
+        let reqs = self.requests(requests);
         Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_batch_async_versioned(
                 self.inner.ptr,
@@ -367,7 +402,7 @@ impl Limiter {
     }
 
     fn start_batch_each(&self, requests: &[Request<'_>]) -> Result<oneshot::Receiver<Vec<Result<Decision>>>> {
-        let reqs: Vec<_> = requests.iter().map(|r| request(r.key, r.cost)).collect();
+        let reqs = self.requests(requests);
         Self::start(|ud, err| unsafe {
             sys::rl_limiter_acquire_batch_each_async(
                 self.inner.ptr,
