@@ -1,7 +1,9 @@
 //! A tower [`Layer`](tower_layer::Layer) that rate-limits HTTP requests:
-//! axum services mount it in one line (tested with axum; it fits any tower
-//! HTTP service whose response body has `Default`, tonic's too, but answers
-//! with HTTP statuses, not gRPC ones).
+//! axum services mount it in one line, tonic servers with
+//! `Server::builder().layer(...)` (both tested; it fits any tower HTTP
+//! service whose response body has `Default`). It answers with HTTP
+//! statuses, not gRPC ones: a gRPC client sees a denial (429) as
+//! `UNAVAILABLE`, with the fields in the status's metadata.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), rl::Error> {
