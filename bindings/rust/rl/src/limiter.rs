@@ -152,8 +152,9 @@ impl Limiter {
     /// This limiter (a clone of the handle) with a deadline on every call:
     /// each acquire, peek, refund, reset, each store call of an
     /// acquire_wait, and each batch (which travels as one) must be answered
-    /// by the store within `timeout`, or fails with `Error::Timeout`. The
-    /// store's `timeout_ms` still applies when it is shorter. memory://
+    /// by the store within `timeout`, or fails with `Error::Timeout` (an
+    /// outage: with `on_failure = open` or `local` that decides instead).
+    /// The store's `timeout_ms` still applies when it is shorter. memory://
     /// never waits for I/O, so there it changes nothing. Less than 1 µs is
     /// taken as 1 µs.
     pub fn with_timeout(&self, timeout: Duration) -> Limiter {
