@@ -7,7 +7,7 @@
 //! stall the tests of any other binary running beside it.
 use std::time::{Duration, Instant};
 
-use rl::{Algorithm, BreakerState, Error, Limiter, LimiterConfig, Request, Store};
+use rl::{Algorithm, BreakerState, Error, Limiter, LimiterConfig, OnFailure, Request, Source, Store};
 
 #[test]
 fn memory_decides_as_ever_with_a_deadline() {
@@ -104,6 +104,10 @@ fn redis_calls_end_at_their_deadline() {
     {
         let _stopped = Stopped::new();
         every_call_times_out(&short, &rt);
+        // A missed deadline is an outage: on_failure = open admits it.
+        let open = s.limiter(&LimiterConfig::new("5/1h").on_failure(OnFailure::Open).name("open")).unwrap();
+        let d = open.with_timeout(Duration::from_millis(50)).acquire_blocking("k", 1).unwrap();
+        assert!(d.allowed && d.source == Source::FailOpen, "{d:?}");
         want_timeout("1st outage", blim.acquire_blocking("b", 1));
         want_timeout("2nd outage", blim.acquire_blocking("b", 1));
         let e = blim.acquire_blocking("b", 1).unwrap_err();
