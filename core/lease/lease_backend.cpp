@@ -83,6 +83,14 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
     end_slice(*e);  // a refund that does not fit ends the lease
     return p;
   }
+  // This process's own rate, per lease_ms: every acquire it asks for,
+  // decided here or not.
+  if (now - e->period_start >= lease_us_) {
+    e->last_period_units = now - e->period_start < 2 * lease_us_ ? e->period_units : 0;
+    e->period_start = now;
+    e->period_units = 0;
+  }
+  e->period_units += cost;
   if (live && e->slice_left >= cost) {
     e->slice_left -= cost;
     e->slice_used += cost;
@@ -91,13 +99,6 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
     return p;
   }
   if (e->slice_until != 0) end_slice(*e);  // by time, by its window's edge, or run out
-  // This process's own rate, per lease_ms.
-  if (now - e->period_start >= lease_us_) {
-    e->last_period_units = now - e->period_start < 2 * lease_us_ ? e->period_units : 0;
-    e->period_start = now;
-    e->period_units = 0;
-  }
-  e->period_units += cost;
   const int64_t expected = std::max(e->last_period_units, e->period_units);
   if (expected < threshold_units_ || e->granting || now < e->no_lease_until) return p;
   // About lease_ms of that rate, or what is left of the window until its

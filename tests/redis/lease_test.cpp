@@ -175,9 +175,15 @@ TEST(Lease, ASliceHeldStaysValidWhenRedisFailsAndNoLonger) {
 }
 
 // Demand `times` the limit from `processes` stores on one key, each
-// calling in turn under clocks set alike: every admission's time.
+// calling in turn under clocks set alike: every admission's time. Bursty:
+// each process calls at twice that rate for 30 ms, then not for 30 ms, out
+// of step with the others. times = 0: around the first window's edge only,
+// at 1,000/s per process, from 40 ms to 5 ms before it (under the limit,
+// and slices are left over at the edge) and for 100 ms after it (past the
+// limit: a slice used across the edge would show).
 std::vector<int64_t> admissions(const std::string& algorithm, const std::string& extra, int times,
-                                int processes, int64_t limit, int seconds, LeaseCounts& counts) {
+                                bool bursty, int processes, int64_t limit, int seconds,
+                                LeaseCounts& counts) {
   const std::string prefix = unique_prefix();
   std::vector<std::shared_ptr<Store>> stores;
   std::vector<std::unique_ptr<Limiter>> limiters;
@@ -187,10 +193,17 @@ std::vector<int64_t> admissions(const std::string& algorithm, const std::string&
     if (!extra.empty()) s.set("granularity", extra);
     limiters.push_back(std::make_unique<Limiter>(stores.back(), s));
   }
-  const int64_t step = 1'000'000 / (times * limit / processes);  // each process's interval
+  // Each process's interval between calls.
+  const int64_t step =
+      times == 0 ? 1000 : 1'000'000 / ((bursty ? 2 : 1) * times * limit / processes);
   std::vector<int64_t> times_admitted;
   for (int64_t t = kStartUs; t < kStartUs + seconds * 1'000'000; t += step) {
     for (int p = 0; p < processes; ++p) {
+      if (bursty && ((t - kStartUs) / 1000 + 17 * p) % 60 >= 30) continue;
+      const int64_t at = t - kStartUs;
+      if (times == 0 && (at < 960'000 || (at >= 995'000 && at < 1'000'000) || at >= 1'100'000)) {
+        continue;
+      }
       manual_clock(*stores[p]).set(t);
       const Outcome o = limiters[p]->run(Op::acquire, "shared", 1);
       EXPECT_EQ(o.code, Code::ok) << o.message;
@@ -230,6 +243,7 @@ struct Demand {
   const char* algorithm;
   const char* granularity;  // sliding_window: "" for the window
   int times;
+  bool bursty = false;
 };
 
 class LeaseExactness : public ::testing::TestWithParam<Demand> {};
@@ -239,36 +253,44 @@ TEST_P(LeaseExactness, FourStoresOnOneKeyNeverAdmitPastTheLimit) {
   constexpr int kProcesses = 4, kSeconds = 3;
   constexpr int64_t kLimit = 200, kMaxSlice = kLimit / 10;
   LeaseCounts counts;
-  const std::vector<int64_t> times =
-      admissions(d.algorithm, d.granularity, d.times, kProcesses, kLimit, kSeconds, counts);
+  const std::vector<int64_t> times = admissions(d.algorithm, d.granularity, d.times, d.bursty,
+                                                kProcesses, kLimit, kSeconds, counts);
   EXPECT_GT(counts.leases_taken, 0u);
   EXPECT_GT(counts.decisions, 0u);
   if (std::string(d.algorithm) == "fixed_window") {
     std::map<int64_t, int64_t> per_window;
     for (int64_t t : times) ++per_window[t / 1'000'000];
-    ASSERT_EQ(per_window.size(), static_cast<size_t>(kSeconds));
+    ASSERT_EQ(per_window.size(), d.times == 0 ? 2u : static_cast<size_t>(kSeconds));
     for (const auto& [window, admitted] : per_window) {
       EXPECT_LE(admitted, kLimit) << "window " << window;
+      if (d.times == 0) continue;
       // Under-admission: at most the slices outstanding at the window's end.
       EXPECT_GE(admitted, kLimit - kProcesses * kMaxSlice) << "window " << window;
     }
   } else {
     const int64_t g = std::string(d.granularity).empty() ? 1'000'000 : 250'000;
     expect_sliding_window_kept(times, kLimit, 1'000'000, g);
-    EXPECT_GE(static_cast<int64_t>(times.size()), kLimit * (kSeconds - 1));
+    if (d.times != 0) {
+      EXPECT_GE(static_cast<int64_t>(times.size()), kLimit * (kSeconds - 1));
+    }
   }
 }
 
 std::string demand_name(const ::testing::TestParamInfo<Demand>& info) {
   return std::string(info.param.algorithm) + (*info.param.granularity ? "_g250ms_" : "_") +
-         std::to_string(info.param.times) + "x";
+         (info.param.times == 0 ? std::string("edges") : std::to_string(info.param.times) + "x") +
+         (info.param.bursty ? "_bursty" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Demands, LeaseExactness,
     ::testing::Values(Demand{"fixed_window", "", 2}, Demand{"fixed_window", "", 20},
                       Demand{"sliding_window", "", 2}, Demand{"sliding_window", "", 20},
-                      Demand{"sliding_window", "250ms", 2}, Demand{"sliding_window", "250ms", 20}),
+                      Demand{"sliding_window", "250ms", 2}, Demand{"sliding_window", "250ms", 20},
+                      Demand{"fixed_window", "", 2, true}, Demand{"fixed_window", "", 20, true},
+                      Demand{"sliding_window", "250ms", 2, true},
+                      Demand{"sliding_window", "250ms", 20, true}, Demand{"fixed_window", "", 0},
+                      Demand{"sliding_window", "", 0}, Demand{"sliding_window", "250ms", 0}),
     demand_name);
 
 // Real processes, real clock.
