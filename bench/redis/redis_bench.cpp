@@ -891,15 +891,16 @@ void deny_cache(int seconds) {
   }
 }
 
-// Commands Redis ran since CONFIG RESETSTAT (INFO commandstats calls),
-// leaving out the bench's own INFO and CONFIG.
+// Commands clients sent Redis since CONFIG RESETSTAT (INFO commandstats
+// calls of entry_command: a script's own calls are not store calls), the
+// bench's own INFO and CONFIG left out.
 double server_calls() {
   double calls = 0;
   for (const std::string& line : lines_of(redis_cli({"INFO", "commandstats"}))) {
     const size_t colon = line.find(':');
     if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
     const std::string command = line.substr(8, colon - 8);
-    if (command == "info" || command == "config") continue;
+    if (!entry_command(command)) continue;
     const size_t at = line.find("calls=");
     if (at != std::string::npos) calls += std::atof(line.c_str() + at + 6);
   }
