@@ -1,6 +1,8 @@
 #include "limiter.h"
 
 #include "deny_cache/deny_cache_backend.h"
+#include "lease/lease_backend.h"
+#include "lease/lease_rules.h"
 #include "wait.h"
 #include "wait_for.h"
 
@@ -26,7 +28,17 @@ std::shared_ptr<Backend> backend_of(const std::shared_ptr<Store>& store, const P
 Limiter::Limiter(std::shared_ptr<Store> store, const Settings& settings)
     : store_(std::move(store)),
       policy_(Policy::from(settings)),
-      backend_(backend_of(store_, policy_, settings)) {}
+      backend_(backend_of(store_, policy_, settings)) {
+  check_lease(policy_, settings);
+  if (settings.limiter().lease.on) {
+    lease_ = std::make_shared<LeaseBackend>(store_, backend_, policy_, settings.limiter().lease);
+    backend_ = lease_;
+  }
+}
+
+LeaseCounts Limiter::lease_stats() const {
+  return lease_ ? lease_->stats().snapshot() : LeaseCounts{};
+}
 
 namespace {
 

@@ -7,10 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "lease/lease_stats.h"
 #include "store.h"
 
 namespace rl {
 
+class LeaseBackend;
 class Wait;
 
 // Longest user key in bytes (RL_MAX_KEY_LEN).
@@ -21,6 +23,8 @@ class Limiter {
   Limiter(std::shared_ptr<Store> store, const Settings& settings);
 
   const Policy& policy() const { return policy_; }
+  // What this limiter's leases did (lease=auto); zeros when leases are off.
+  LeaseCounts lease_stats() const;
 
   // Throw rl::Error for bad arguments; a failed store call is an Outcome.
   Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us = 0);
@@ -46,6 +50,7 @@ class Limiter {
  private:
   std::shared_ptr<Store> store_;
   Policy policy_;
+  std::shared_ptr<LeaseBackend> lease_;  // lease=auto: in front of the rest
   std::shared_ptr<Backend> backend_;
 };
 

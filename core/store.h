@@ -107,6 +107,9 @@ class Store {
   virtual DecidesWith decides_with() const { return {}; }
   // State lives in this process: calls never wait for I/O.
   virtual bool in_process() const = 0;
+  // close() has begun: calls fail with Code::shutdown (a layer that answers
+  // without a store call checks this).
+  virtual bool closed() const = 0;
 };
 
 // Opens "memory://" or "redis://..." with settings from the URL's query and

@@ -58,6 +58,17 @@ struct StoreConfig {
   bool operator==(const StoreConfig&) const = default;
 };
 
+// lease, lease_ms, lease_threshold, lease_share (core/lease/).
+struct LeaseConfig {
+  bool on = false;
+  int64_t lease_us = 0;
+  int64_t threshold_per_s = 0;
+  int64_t share_numerator = 0;
+  int64_t share_denominator = 0;
+
+  bool operator==(const LeaseConfig&) const = default;
+};
+
 // The limiter settings: the inputs of Policy::from, checked there as a whole.
 struct LimiterConfig {
   Algorithm algorithm = Algorithm::gcra;
@@ -70,6 +81,7 @@ struct LimiterConfig {
   std::optional<uint64_t> seed;  // unset: 0 under a manual clock, else random
   FailurePolicy failure;         // on_failure and local_share
   int64_t deny_cache_keys = 0;
+  LeaseConfig lease;
 
   bool operator==(const LimiterConfig&) const = default;
 };

@@ -160,6 +160,48 @@ constexpr SettingInfo kSettings[] = {
      .range = Range{0, 10000000},
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.limiter.deny_cache_keys = whole(s, v); }},
+    {.name = "lease",
+     .scope = Scope::limiter,
+     .kind = Kind::choice,
+     .choices = "off,auto",
+     .description =
+         "auto: a key this process calls past lease_threshold takes a slice of the limit in one "
+         "store call and decides from it here until the lease ends (fixed_window and "
+         "sliding_window with one limit; docs/algorithms.md, Leases)",
+     .default_value = "off",
+     .parse = [](const SettingInfo& s, std::string_view v,
+                 Out& o) { o.limiter.lease.on = !either(s, v, "off", "auto"); }},
+    {.name = "lease_ms",
+     .scope = Scope::limiter,
+     .kind = Kind::count,
+     .description =
+         "with lease=auto: the longest a lease lasts, in ms; a slice holds about this long of "
+         "the process's own rate on the key",
+     .default_value = "50",
+     .range = Range{1, 60000},
+     .parse = [](const SettingInfo& s, std::string_view v,
+                 Out& o) { o.limiter.lease.lease_us = whole(s, v) * 1000; }},
+    {.name = "lease_threshold",
+     .scope = Scope::limiter,
+     .kind = Kind::count,
+     .description =
+         "with lease=auto: units per second this process asks of one key before it leases "
+         "(below it every call goes to the store)",
+     .default_value = "1000",
+     .range = Range{1, kMaxLimit},
+     .parse = [](const SettingInfo& s, std::string_view v,
+                 Out& o) { o.limiter.lease.threshold_per_s = whole(s, v); }},
+    {.name = "lease_share",
+     .scope = Scope::limiter,
+     .kind = Kind::fraction,
+     .description = "with lease=auto: the largest share of the limit one slice holds, such as 1/10",
+     .default_value = "1/10",
+     .parse =
+         [](const SettingInfo& s, std::string_view v, Out& o) {
+           const FailurePolicy share = parse_share(s.name, v);
+           o.limiter.lease.share_numerator = share.share_numerator;
+           o.limiter.lease.share_denominator = share.share_denominator;
+         }},
     {.name = "clock",
      .scope = Scope::store,
      .kind = Kind::choice,

@@ -33,6 +33,7 @@ class FailoverStore final : public Store, public std::enable_shared_from_this<Fa
   const char* scheme() const override { return inner_->scheme(); }
   DecidesWith decides_with() const override { return inner_->decides_with(); }
   bool in_process() const override { return inner_->in_process(); }
+  bool closed() const override { return inner_->closed(); }
 
   NodeBreakers& breakers() { return breakers_; }
   // The breaker of a store of one node (one server, Sentinel's master).

@@ -30,9 +30,13 @@ OnFailure parse_on_failure(std::string_view text) {
 }
 
 FailurePolicy parse_local_share(std::string_view text) {
+  return parse_share("local_share", text);
+}
+
+FailurePolicy parse_share(std::string_view name, std::string_view text) {
   FailurePolicy f;
   auto bad = [&] {
-    fail_invalid("local_share: " + quote(text) +
+    fail_invalid(std::string(name) + ": " + quote(text) +
                  " is not a share from 0 to 1, such as 1/4, 0.25 or 1");
   };
   constexpr int64_t kMaxPart = 1000000;

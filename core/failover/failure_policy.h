@@ -32,6 +32,8 @@ struct FailurePolicy {
 OnFailure parse_on_failure(std::string_view text);
 // "1/4", "1" or "0.25": a share in (0, 1]. Throws invalid_arg.
 FailurePolicy parse_local_share(std::string_view text);
+// The same for any share setting, naming `name` when it is malformed.
+FailurePolicy parse_share(std::string_view name, std::string_view text);
 
 // The policy the local fallback decides with: the same algorithm and
 // windows, each limit and burst scaled by the share.

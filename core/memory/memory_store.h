@@ -33,7 +33,7 @@ class MemoryStore final : public Store, public std::enable_shared_from_this<Memo
   const char* scheme() const override { return "memory"; }
   bool in_process() const override { return true; }
 
-  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  bool closed() const override { return closed_.load(std::memory_order_acquire); }
   Executor& executor() { return executor_; }
   // Keys held across all policies (tests check the eviction bound with it).
   size_t key_count();

@@ -313,6 +313,7 @@ class RedisStore final : public Store, public std::enable_shared_from_this<Redis
   const char* scheme() const override { return "redis"; }
   DecidesWith decides_with() const override { return modules_.decides_with(); }
   bool in_process() const override { return false; }
+  bool closed() const override { return closed_.load(std::memory_order_acquire); }
 
   bool on_io_thread() const { return std::this_thread::get_id() == runtime_->thread_id; }
   const StoreOptions& options() const { return options_; }

@@ -26,6 +26,14 @@ export interface LimiterSettings {
   localShare?: number | string;
   /** deny_cache_keys: remember up to this many keys the store denied, and deny them here until their retry_after passes, without a store call (source deny_cache); 0 is off (0 to 10000000; default 0). */
   denyCacheKeys?: number | bigint | string;
+  /** lease: auto: a key this process calls past lease_threshold takes a slice of the limit in one store call and decides from it here until the lease ends (fixed_window and sliding_window with one limit; docs/algorithms.md, Leases) (default off). */
+  lease?: 'off' | 'auto';
+  /** lease_ms: with lease=auto: the longest a lease lasts, in ms; a slice holds about this long of the process's own rate on the key (1 to 60000; default 50). */
+  leaseMs?: number | bigint | string;
+  /** lease_threshold: with lease=auto: units per second this process asks of one key before it leases (below it every call goes to the store) (1 to 1099511627776; default 1000). */
+  leaseThreshold?: number | bigint | string;
+  /** lease_share: with lease=auto: the largest share of the limit one slice holds, such as 1/10 (default 1/10). */
+  leaseShare?: number | string;
 }
 
 export interface StoreSettingsOfLibrl {

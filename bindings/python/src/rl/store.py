@@ -78,7 +78,8 @@ class Store:
         of sliding_window and suppressed; suppressed's ``hard_limit_factor``,
         ``factor_reuse`` and ``seed``; ``on_failure="closed" | "open" |
         "local"`` with ``local_share``; ``deny_cache_keys`` the denied-key
-        cache. A bad value or a missing limit raises InvalidArgumentError
+        cache; ``lease="auto"`` with ``lease_ms``, ``lease_threshold`` and
+        ``lease_share`` (leases, fixed_window and sliding_window). A bad value or a missing limit raises InvalidArgumentError
         naming it."""
         named = {
             "algorithm": algorithm,

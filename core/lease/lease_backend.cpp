@@ -1,0 +1,231 @@
+#include "lease_backend.h"
+
+#include <algorithm>
+
+#include "lease_rules.h"
+#include "wide.h"
+
+namespace rl {
+
+LeaseBackend::LeaseBackend(std::shared_ptr<Store> store, std::shared_ptr<Backend> inner,
+                           const Policy& policy, const LeaseConfig& config)
+    : store_(std::move(store)),
+      inner_(std::move(inner)),
+      policy_(policy),
+      lease_us_(config.lease_us),
+      threshold_units_(std::max<int64_t>(
+          1, static_cast<int64_t>((wide(config.threshold_per_s) * config.lease_us + 999999) /
+                                  1000000))),
+      max_slice_(static_cast<int64_t>(wide(policy.rates.front().limit) * config.share_numerator /
+                                      config.share_denominator)),
+      edge_width_(lease_edge_width(policy)) {}
+
+LeaseBackend::Shard& LeaseBackend::shard_of(std::string_view key) {
+  return shards_[Hash{}(key) % kShards];
+}
+
+LeaseBackend::Entry* LeaseBackend::entry_locked(Shard& shard, std::string_view key, int64_t now) {
+  if (auto it = shard.keys.find(key); it != shard.keys.end()) return &it->second;
+  if (shard.keys.size() >= kMaxKeysPerShard) {
+    // Forget keys gone cold: no slice, nothing asked for two periods.
+    std::erase_if(shard.keys, [&](const auto& kv) {
+      const Entry& e = kv.second;
+      return e.slice_left == 0 && !e.granting && now - e.period_start > 2 * lease_us_;
+    });
+    if (shard.keys.size() >= kMaxKeysPerShard) return nullptr;  // untracked: no lease
+  }
+  Entry& e = shard.keys[std::string(key)];
+  e.period_start = now;
+  return &e;
+}
+
+void LeaseBackend::end_slice(Entry& e) {
+  stats_.ended(e.slice_left);
+  e.slice_left = 0;
+  e.slice_used = 0;
+  e.slice_until = 0;
+}
+
+Verdict LeaseBackend::from_slice(const Entry& e, int64_t now) const {
+  Verdict v;
+  v.allowed = true;
+  v.limit = policy_.rates.front().limit;
+  v.remaining = e.slice_left;  // at least this many more are admitted here
+  v.reset_after_us = std::max<int64_t>(0, e.reset_at - now);
+  return v;
+}
+
+LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost) {
+  Plan p;
+  if (op == Op::peek) return p;
+  Shard& shard = shard_of(key);
+  std::lock_guard lock(shard.mutex);
+  const int64_t now = store_->clock().now_us();
+  if (op == Op::reset) {
+    if (auto it = shard.keys.find(key); it != shard.keys.end()) {
+      end_slice(it->second);
+      ++it->second.resets;  // a slice asked for before it is not used
+    }
+    return p;
+  }
+  Entry* e = entry_locked(shard, key, now);
+  if (e == nullptr) return p;
+  const bool live = e->slice_until > now;
+  if (op == Op::refund) {
+    // Units taken from the slice go back to it: Redis still counts them.
+    if (live && cost <= e->slice_used) {
+      e->slice_used -= cost;
+      e->slice_left += cost;
+      p.what = Plan::decided;
+      p.verdict = from_slice(*e, now);
+      return p;
+    }
+    end_slice(*e);  // a refund that does not fit ends the lease
+    return p;
+  }
+  // This process's own rate, per lease_ms: every acquire it asks for,
+  // decided here or not.
+  if (now - e->period_start >= lease_us_) {
+    e->last_period_units = now - e->period_start < 2 * lease_us_ ? e->period_units : 0;
+    e->period_start = now;
+    e->period_units = 0;
+  }
+  e->period_units += cost;
+  if (live && e->slice_left >= cost) {
+    e->slice_left -= cost;
+    e->slice_used += cost;
+    p.what = Plan::decided;
+    p.verdict = from_slice(*e, now);
+    return p;
+  }
+  if (e->slice_until != 0) end_slice(*e);  // by time, by its window's edge, or run out
+  const int64_t expected = std::max(e->last_period_units, e->period_units);
+  if (expected < threshold_units_ || e->granting || now < e->no_lease_until) return p;
+  // About lease_ms of that rate, or what is left of the window until its
+  // edge if that is shorter (the lease ends there).
+  int64_t span = lease_us_;
+  if (e->edge_hint != 0) {
+    const int64_t into = ((now - e->edge_hint) % edge_width_ + edge_width_) % edge_width_;
+    span = std::min(span, edge_width_ - into);
+  }
+  const int64_t slice =
+      std::min(max_slice_, static_cast<int64_t>(wide(expected) * span / lease_us_));
+  if (slice <= cost) return p;  // no use in a slice this call alone spends
+  e->granting = true;
+  p.what = Plan::grant;
+  p.slice = slice;
+  p.sent_at = now;
+  p.resets = e->resets;
+  return p;
+}
+
+bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost, const Outcome& o,
+                           Outcome& out) {
+  Shard& shard = shard_of(key);
+  std::lock_guard lock(shard.mutex);
+  auto it = shard.keys.find(key);
+  Entry* e = it == shard.keys.end() ? nullptr : &it->second;
+  if (e != nullptr) e->granting = false;
+  const bool admitted =
+      o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store;
+  if (!admitted) {
+    // A denial, or an outage (whatever on_failure gave): no lease for a while.
+    if (e != nullptr) e->no_lease_until = plan.sent_at + lease_us_;
+    return false;
+  }
+  stats_.taken(plan.slice);
+  const int64_t now = store_->clock().now_us();
+  const int64_t edge_after = lease_edge_after(policy_, o.verdict);
+  out = o;
+  out.verdict.remaining = plan.slice - cost;
+  out.verdict.next_retry_after_us = 0;
+  if (e == nullptr || edge_after == 0 || e->resets != plan.resets) {
+    stats_.ended(plan.slice - cost);  // covered, but not usable here
+    return true;
+  }
+  if (e->slice_until != 0) end_slice(*e);  // one granted meanwhile: keep the newer
+  // The store decided after sent_at, so the edge is no earlier than
+  // sent_at + edge_after (clocks that tick at one rate; docs/algorithms.md).
+  e->edge_hint = plan.sent_at + edge_after;
+  e->slice_until = plan.sent_at + std::min(lease_us_, edge_after);
+  e->slice_left = plan.slice - cost;
+  e->slice_used = cost;
+  e->reset_at = now + o.verdict.reset_after_us;
+  if (e->slice_until <= now) end_slice(*e);
+  return true;
+}
+
+Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {
+  const Plan p = plan(op, key, cost);
+  if (p.what == Plan::decided) {
+    if (store_->closed()) return Outcome::failure(Code::shutdown, "store: closed");
+    Outcome o;
+    o.verdict = p.verdict;
+    stats_.decided();
+    if (StoreStats* s = store_->stats()) s->count(Code::ok, o.verdict);
+    return o;
+  }
+  if (p.what == Plan::grant) {
+    Outcome out;
+    Outcome o;
+    try {
+      o = inner_->run(Op::acquire, key, p.slice, timeout_us);
+    } catch (...) {
+      granted(key, p, cost, Outcome::failure(Code::internal, ""), out);
+      throw;
+    }
+    if (granted(key, p, cost, o, out)) return out;
+  }
+  return inner_->run(op, key, cost, timeout_us);
+}
+
+void LeaseBackend::run_async(Call call, Completion done) {
+  const Plan p = plan(call.op, call.key, call.cost);
+  if (p.what == Plan::decided) {
+    stats_.decided();
+    if (StoreStats* s = store_->stats()) s->count(Code::ok, p.verdict);
+    // Completions never run inside the call that started them.
+    if (!store_->post_after(0, [done = std::move(done), v = p.verdict](bool shutting_down) {
+          if (shutting_down) return done(Outcome::failure(Code::shutdown, "store: closed"));
+          Outcome o;
+          o.verdict = v;
+          done(std::move(o));
+        })) {
+      throw Error(Code::shutdown, "store: closed");
+    }
+    return;
+  }
+  if (p.what != Plan::grant) return inner_->run_async(std::move(call), std::move(done));
+  Call slice_call = call;
+  slice_call.op = Op::acquire;
+  slice_call.cost = p.slice;
+  auto self = shared_from_this();
+  auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));
+  try {
+    inner_->run_async(std::move(slice_call), [self, p, pending](Outcome&& o) {
+      Outcome out;
+      Call& c = pending->first;
+      if (self->granted(c.key, p, c.cost, o, out)) return pending->second(std::move(out));
+      try {
+        self->inner_->run_async(std::move(c), pending->second);
+      } catch (const Error& e) {
+        pending->second(Outcome::failure(e.code(), e.what()));
+      }
+    });
+  } catch (...) {
+    Outcome ignored;
+    granted(pending->first.key, p, pending->first.cost, Outcome::failure(Code::internal, ""),
+            ignored);
+    throw;
+  }
+}
+
+void LeaseBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done) {
+  inner_->run_batch_async(std::move(calls), std::move(done));
+}
+
+std::vector<Outcome> LeaseBackend::run_batch(std::vector<Call> calls) {
+  return inner_->run_batch(std::move(calls));
+}
+
+}  // namespace rl

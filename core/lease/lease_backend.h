@@ -1,0 +1,97 @@
+// Leases (limiter setting lease=auto; docs/algorithms.md, Leases): a
+// Backend in front of the store's. Per key it measures this process's own
+// rate; past lease_threshold it acquires a slice (about lease_ms of that
+// rate, at most lease_share of the limit) in one store call, which the
+// store counts as admissions at once, and decides the key's acquires from
+// it here, with no store call, until the lease ends: at lease_ms after the
+// grant, at the edge of the window (or sub-window) the slice was counted in,
+// when the slice runs out, or on a reset or a refund through this limiter
+// that does not fit the slice. The unused rest is not handed back (a refund
+// that landed past the window's edge would admit past the limit): it stays
+// counted until the window ends. Peeks and batches pass through.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "lease_stats.h"
+#include "store.h"
+
+namespace rl {
+
+class LeaseBackend final : public Backend, public std::enable_shared_from_this<LeaseBackend> {
+ public:
+  // `policy` passed check_lease.
+  LeaseBackend(std::shared_ptr<Store> store, std::shared_ptr<Backend> inner, const Policy& policy,
+               const LeaseConfig& config);
+
+  Outcome run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) override;
+  void run_async(Call call, Completion done) override;
+  void run_batch_async(std::vector<Call> calls, BatchCompletion done) override;
+  std::vector<Outcome> run_batch(std::vector<Call> calls) override;
+  NodeId node_of(std::string_view key) override { return inner_->node_of(key); }
+
+  const LeaseStats& stats() const { return stats_; }
+
+ private:
+  // One key's rate and slice.
+  struct Entry {
+    int64_t period_start = 0;  // this process's units on the key, per lease_ms
+    int64_t period_units = 0;
+    int64_t last_period_units = 0;
+    int64_t slice_left = 0;      // units of the slice not yet used
+    int64_t slice_used = 0;      // used from it (what a refund may give back)
+    int64_t slice_until = 0;     // the lease ends here (local clock)
+    int64_t reset_at = 0;        // the slice's window resets here (local clock)
+    int64_t edge_hint = 0;       // a window edge seen before (0: none): sizes slices
+    int64_t no_lease_until = 0;  // after a denial or an outage: plain calls
+    bool granting = false;       // a slice is being asked for
+    uint64_t resets = 0;         // resets through this limiter
+  };
+  // What a call on a key should do, decided under the key's lock.
+  struct Plan {
+    enum { store, decided, grant } what = store;
+    Verdict verdict;      // decided
+    int64_t slice = 0;    // grant: units to ask for
+    int64_t sent_at = 0;  // grant: the local time before the store call
+    uint64_t resets = 0;  // grant: the key's resets when it was asked for
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, Entry, Hash, std::equal_to<>> keys;
+  };
+  static constexpr size_t kShards = 16;
+  static constexpr size_t kMaxKeysPerShard = 4096;
+
+  Shard& shard_of(std::string_view key);
+  // Under the shard's lock: the key's entry, or nullptr when the shard is full.
+  Entry* entry_locked(Shard& shard, std::string_view key, int64_t now);
+  Plan plan(Op op, std::string_view key, int64_t cost);
+  void end_slice(Entry& e);
+  Verdict from_slice(const Entry& e, int64_t now) const;
+  // Takes the store's answer on a slice. True, with the call's outcome in
+  // `out`, when the slice served the call; false: the call goes to the store
+  // on its own.
+  bool granted(std::string_view key, const Plan& plan, int64_t cost, const Outcome& o,
+               Outcome& out);
+
+  std::shared_ptr<Store> store_;
+  std::shared_ptr<Backend> inner_;
+  Policy policy_;
+  int64_t lease_us_;
+  int64_t threshold_units_;  // per lease_ms
+  int64_t max_slice_;
+  int64_t edge_width_;
+  std::array<Shard, kShards> shards_;
+  LeaseStats stats_;
+};
+
+}  // namespace rl

@@ -1,0 +1,28 @@
+// Which policies may lease, and where a lease must end: the exactness
+// argument of docs/algorithms.md (Leases) in code.
+#pragma once
+
+#include <cstdint>
+
+#include "config/policy.h"
+#include "config/settings.h"
+#include "verdict.h"
+
+namespace rl {
+
+// Throws invalid_arg naming the setting when `lease` is on for a policy
+// that cannot lease exactly (every algorithm but fixed_window and
+// sliding_window, or more than one limit), or when a lease_* setting is
+// given with lease=off.
+void check_lease(const Policy& policy, const Settings& settings);
+
+// The width of the intervals whose edges a lease never crosses: the window
+// (fixed_window) or the sub-window (sliding_window), where counts land.
+int64_t lease_edge_width(const Policy& policy);
+
+// From the store's verdict on a slice it just admitted: how long after the
+// store decided the window (or sub-window) the slice was counted in ends;
+// 0 when the verdict does not say (the slice is then not used here).
+int64_t lease_edge_after(const Policy& policy, const Verdict& granted);
+
+}  // namespace rl

@@ -1,0 +1,42 @@
+// What a limiter's leases have done (Limiter::lease_stats): relaxed
+// counters, read as a snapshot. Not part of rl_store_stats in this version.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace rl {
+
+struct LeaseCounts {
+  uint64_t leases_taken = 0;  // slices the store granted
+  uint64_t units_leased = 0;  // units in them
+  uint64_t units_unused = 0;  // units left in slices when their lease ended
+  uint64_t decisions = 0;     // calls decided from a slice, with no store call
+};
+
+class LeaseStats {
+ public:
+  void taken(int64_t units) {
+    leases_taken_.fetch_add(1, std::memory_order_relaxed);
+    units_leased_.fetch_add(static_cast<uint64_t>(units), std::memory_order_relaxed);
+  }
+  void ended(int64_t unused) {
+    if (unused > 0)
+      units_unused_.fetch_add(static_cast<uint64_t>(unused), std::memory_order_relaxed);
+  }
+  void decided() { decisions_.fetch_add(1, std::memory_order_relaxed); }
+  LeaseCounts snapshot() const {
+    return {leases_taken_.load(std::memory_order_relaxed),
+            units_leased_.load(std::memory_order_relaxed),
+            units_unused_.load(std::memory_order_relaxed),
+            decisions_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  std::atomic<uint64_t> leases_taken_{0};
+  std::atomic<uint64_t> units_leased_{0};
+  std::atomic<uint64_t> units_unused_{0};
+  std::atomic<uint64_t> decisions_{0};
+};
+
+}  // namespace rl
