@@ -59,6 +59,8 @@ descriptors:
   - key: quota
     quota_mode: true
     rate_limit: {unit: hour, requests_per_unit: 1}
+  - key: huge
+    rate_limit: {unit: hour, requests_per_unit: 3000000000}
 `
 
 func entry(kv ...string) *rlv3.RateLimitDescriptor {
@@ -124,6 +126,13 @@ func compatSequences() map[string][]*pb.RateLimitRequest {
 			Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "path", Value: "/override"}},
 			Limit:   &rlv3.RateLimitDescriptor_RateLimitOverride{RequestsPerUnit: 2, Unit: 3}})),
 		"big_hits": {request("compat", 4294967295, entry("path", "/big")), request("compat", 0, entry("path", "/big"))},
+		// beyond half an hour rule's counting capacity (2^31 of 2^32), and
+		// the limiter full: over, as the exact count is
+		"big_hits_full": append(repeat(4, request("compat", 4294967295, entry("path", "/full"))),
+			request("compat", 0, entry("path", "/full")), request("compat", 0, withHits(0, entry("path", "/full")))),
+		// a limit at or above half the capacity: counted under 2^40
+		"huge_limit": {request("compat", 2000000000, entry("huge", "h")), request("compat", 999999999, entry("huge", "h")),
+			request("compat", 0, entry("huge", "h")), request("compat", 0, entry("huge", "h")), request("compat", 4294967295, entry("huge", "h"))},
 	}
 }
 

@@ -198,7 +198,11 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 			continue
 		}
 		b.idx = append(b.idx, i)
-		b.reqs = append(b.reqs, rl.Request{Key: it.key, Cost: int64(min(it.hits, uint64(countingCapacity)))})
+		cost := int64(min(it.hits, uint64(1)<<40))
+		if !it.match.Rule.rlNative() {
+			cost = countingCost(it.match.Rule, it.hits)
+		}
+		b.reqs = append(b.reqs, rl.Request{Key: it.key, Cost: cost})
 	}
 	run := func(b *batch) {
 		if len(b.reqs) == 1 { // the one-key call: rl's direct path
@@ -274,16 +278,17 @@ func (s *Service) status(it *item) (*pb.RateLimitResponse_DescriptorStatus, bool
 		}
 	} else {
 		threshold = uint64(r.RequestsPerUnit)
-		// the window's count after this request (under on_failure local:
-		// this process's own count)
-		after = uint64(max(d.Limit-d.Remaining, 0))
+		// the window's count before this request (under on_failure local:
+		// this process's own count): exact below half the capacity, over
+		// the limit above (countingCost)
+		before = uint64(max(d.Limit-d.Remaining, 0))
+		if d.Allowed {
+			before -= min(before, uint64(countingCost(r, it.hits)))
+		}
+		after = before + it.hits
 		if d.Source == rl.SourceFailOpen { // the store is down: nothing counted
-			after = 0
+			before, after = 0, 0
 		}
-		if !d.Allowed { // 2^40 hits in one window: over, whatever the limit
-			after = max(after, threshold+it.hits)
-		}
-		before = after - min(after, it.hits)
 		over = after > threshold
 		if !over {
 			remaining = uint32(threshold - after)
