@@ -475,10 +475,12 @@ ROWS += [
          "ratelimit", edge("server_us_per_decision", "rl"), edge("server_us_per_decision", peer), None),
         (f"ratelimit_overload_redis_cpu{suffix}", f"Envoy RLS 10x overload, Redis CPU/decision; peer: {peer_name}", US,
          "ratelimit", edge("redis_us_per_decision", "rl", "overload"), edge("redis_us_per_decision", peer, "overload"), ("<=", 0.2)),
+        (f"ratelimit_overload_redis_cpu_rl_cache{suffix}", f"Envoy RLS 10x overload, Redis CPU/decision, rl with LOCAL_CACHE_SIZE_IN_BYTES; peer: {peer_name}", US,
+         "ratelimit", edge("redis_us_per_decision", "rl_cache", "overload"), edge("redis_us_per_decision", peer, "overload"), ("<=", 0.2)),
     ]
 ] + [
-    ("ratelimit_overload_redis_cpu_cache", "Envoy RLS 10x overload, Redis CPU/decision; peer: envoyproxy/ratelimit with LOCAL_CACHE_SIZE_IN_BYTES", US,
-     "ratelimit", edge("redis_us_per_decision", "rl", "overload"), edge("redis_us_per_decision", "envoy_cache", "overload"), ("<=", 0.2)),
+    ("ratelimit_overload_redis_cpu_cache", "Envoy RLS 10x overload, Redis CPU/decision, both with LOCAL_CACHE_SIZE_IN_BYTES; peer: envoyproxy/ratelimit", US,
+     "ratelimit", edge("redis_us_per_decision", "rl_cache", "overload"), edge("redis_us_per_decision", "envoy_cache", "overload"), ("<=", 0.2)),
     ("ratelimit_exactness", "Envoy RLS 4 server processes, one descriptor at 10x, admitted (limit 200); peer: envoyproxy/ratelimit", "",
      "ratelimit", field("admitted", bench="ratelimit_exactness", server="rl"),
      field("admitted", bench="ratelimit_exactness", server="envoy"), None),

@@ -173,21 +173,26 @@ func sameResponse(a, b *pb.RateLimitResponse, secondTurned bool) error {
 }
 
 func TestSameAnswersAsEnvoyRatelimit(t *testing.T) {
-	t.Run("lua", func(t *testing.T) { sameAnswers(t, "") })
+	const cache = "LOCAL_CACHE_SIZE_IN_BYTES=1048576"
+	t.Run("lua", func(t *testing.T) { sameAnswers(t, "", nil, nil) })
 	t.Run("module", func(t *testing.T) {
 		if redisModule == "" {
 			t.Skip("RL_REDIS_MODULE (build/redis-module/librl_redis.so) not set")
 		}
-		sameAnswers(t, redisModule)
+		sameAnswers(t, redisModule, nil, nil)
 	})
+	// the over-limit cache: both with it, and rl's against none
+	t.Run("local_cache", func(t *testing.T) { sameAnswers(t, "", []string{cache}, []string{cache}) })
+	t.Run("local_cache_vs_none", func(t *testing.T) { sameAnswers(t, "", nil, []string{cache}) })
 }
 
-// sameAnswers: rl-ratelimit on a redis-server with module (or the Lua code).
-func sameAnswers(t *testing.T, module string) {
+// sameAnswers: rl-ratelimit on a redis-server with module (or the Lua
+// code), each server with its own extra settings.
+func sameAnswers(t *testing.T, module string, refEnv, ourEnv []string) {
 	files := map[string]string{"compat.yaml": compatConfig}
 	env := []string{"LIMIT_RESPONSE_HEADERS_ENABLED=true"}
-	ref := startReference(t, startRedis(t).Addr(), files, env...)
-	ours := startRL(t, startRedisWith(t, module).Addr(), files, env...)
+	ref := startReference(t, startRedis(t).Addr(), files, append(env, refEnv...)...)
+	ours := startRL(t, startRedisWith(t, module).Addr(), files, append(env, ourEnv...)...)
 	awayFromHourEdge()
 	calls := 0
 	for name, seq := range compatSequences() {

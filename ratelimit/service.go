@@ -38,11 +38,13 @@ type Service struct {
 	limiters *limiterSet
 	settings *Settings
 	stats    *Stats
+	over     *overLimitCache // nil without LOCAL_CACHE_SIZE_IN_BYTES
 	now      func() time.Time
 }
 
 func newService(cfg *Config, limiters *limiterSet, settings *Settings, stats *Stats) *Service {
-	s := &Service{limiters: limiters, settings: settings, stats: stats, now: time.Now}
+	s := &Service{limiters: limiters, settings: settings, stats: stats, now: time.Now,
+		over: newOverLimitCache(settings.LocalCacheBytes)}
 	s.cfg.Store(cfg)
 	return s
 }
@@ -97,6 +99,8 @@ type item struct {
 	hits      uint64
 	unlimited bool
 	decision  rl.Decision
+	cached    bool      // answered by the over-limit cache
+	sent      time.Time // when it was sent to the store (rules without rl's keys)
 	err       error
 }
 
@@ -176,6 +180,7 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 	}
 	var batches []*batch
 	byLim := map[*rl.Limiter]*batch{}
+	now := time.Now()
 	for i := range items {
 		it := &items[i]
 		if it.match == nil {
@@ -192,6 +197,17 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 			b = &batch{lim: lim}
 			byLim[lim] = b
 			batches = append(batches, b)
+		}
+		if !it.match.Rule.rlNative() {
+			if count, ok := s.over.get(it.match.Rule, it.key, now); ok {
+				// as the limiter's denial of that count would answer
+				// (its reset: envoyproxy/ratelimit's unit - now % unit)
+				capacity := countingCapacity(it.match.Rule)
+				it.decision = rl.Decision{Limit: capacity, Remaining: capacity - int64(min(count, uint64(capacity))), Source: rl.SourceStore}
+				it.cached = true
+				continue
+			}
+			it.sent = now
 		}
 		if it.hits == 0 {
 			b.peeks = append(b.peeks, i)
@@ -292,7 +308,13 @@ func (s *Service) status(it *item) (*pb.RateLimitResponse_DescriptorStatus, bool
 		over = after > threshold
 		if !over {
 			remaining = uint32(threshold - after)
+		} else if !it.cached && d.Source == rl.SourceStore && d.ResetAfter > 0 {
+			// over until the window ends: sent + reset is never later
+			s.over.put(r, it.key, after, it.sent.Add(d.ResetAfter))
 		}
+	}
+	if it.cached {
+		st.overLimitWithLocalCache.Add(it.hits)
 	}
 	near := uint64(math.Floor(float64(float32(threshold) * s.settings.NearLimitRatio)))
 	if over {

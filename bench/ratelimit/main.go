@@ -2,7 +2,7 @@
 // fixed-window config, one load generator over gRPC (bench/run's
 // ratelimit_* rows). Prints one JSON line per measurement:
 //
-//	{"bench":"ratelimit","server":"rl"|"envoy"|"envoy_pipeline"|"envoy_cache",
+//	{"bench":"ratelimit","server":"rl"|"envoy"|"envoy_pipeline"|"envoy_cache"|"rl_cache"|"rl_module",
 //	 "phase":"within"|"overload","streams":64,"per_second":..,"p50_us":..,"p99_us":..,
 //	 "server_us_per_decision":..,"redis_us_per_decision":..,"per_server_core":..}
 //	{"bench":"ratelimit_exactness","server":..,"limit":..,"admitted":..}
@@ -286,12 +286,27 @@ func quantile(sorted []time.Duration, q float64) float64 {
 	return float64(sorted[int(q*float64(len(sorted)-1))].Microseconds())
 }
 
+// hotLimit is the "hot" descriptor's limit per hour (benchConfig).
+const hotLimit = 1000
+
 // load runs streams callers for the measurement's time; overload sends
-// every request to the "hot" descriptor (limit 1000 per hour: nearly all
-// over the limit), else each caller to a user of its own.
+// every request to a "hot" descriptor of this run, over its limit before
+// the measurement starts (every measured request is over the limit), else
+// each caller to a user of its own.
 func load(name string, s *server, streams int, overload bool) {
 	client, conn := s.client()
 	defer conn.Close()
+	hot := fmt.Sprintf("%s-hot-%d", name, time.Now().UnixNano())
+	if overload {
+		req := &pb.RateLimitRequest{Domain: "bench", Descriptors: []*rlv3.RateLimitDescriptor{
+			{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "hot", Value: hot}}}}}
+		for i := 0; i <= hotLimit; i++ {
+			if _, err := client.ShouldRateLimit(context.Background(), req); err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				return
+			}
+		}
+	}
 	var ops atomic.Int64
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -306,7 +321,7 @@ func load(name string, s *server, streams int, overload bool) {
 			defer wg.Done()
 			key, value := "user", fmt.Sprintf("%s-%d-%d", name, g, time.Now().UnixNano())
 			if overload {
-				key, value = "hot", name+"-hot"
+				key, value = "hot", hot
 			}
 			req := &pb.RateLimitRequest{Domain: "bench", Descriptors: []*rlv3.RateLimitDescriptor{
 				{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: key, Value: value}}}}}
@@ -442,6 +457,7 @@ func main() {
 		{"envoy", *envoyBin, nil},
 		{"envoy_pipeline", *envoyBin, []string{"REDIS_PIPELINE_WINDOW=150us", "REDIS_PIPELINE_LIMIT=0"}},
 		{"envoy_cache", *envoyBin, []string{"REDIS_PIPELINE_WINDOW=150us", "LOCAL_CACHE_SIZE_IN_BYTES=10485760"}},
+		{"rl_cache", *rlBin, []string{"LOCAL_CACHE_SIZE_IN_BYTES=10485760"}},
 	}
 	if *module != "" {
 		variants = append(variants, struct {
@@ -451,7 +467,7 @@ func main() {
 	}
 	for _, v := range variants {
 		s, _ := start(v.bin, benchConfig, v.env...)
-		if v.name != "envoy_cache" {
+		if v.name != "envoy_cache" && v.name != "rl_cache" {
 			load(v.name, s, 64, false)
 			load(v.name, s, 1, false)
 		}
