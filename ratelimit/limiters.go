@@ -33,7 +33,7 @@ import (
 // 1) + count, docs/key-schema.md) stays below 2^53 until 2100, so that Redis
 // counts a hit with one INCR inside rl's script or module, where a value too
 // large for one number costs a GET and a SET. 2^21 per second, 2^26 per
-// minute, 2^32 per hour, 2^40 from a day up. A rule of requests_per_unit at
+// minute, 2^32 per hour, 2^37 per day, 2^40 from a week up. A rule of requests_per_unit at
 // or above half of it counts under 2^40 (a value of two numbers).
 func countingCapacity(r *Rule) int64 {
 	const till2100, two53 = 4102444800, uint64(1) << 53

@@ -180,7 +180,7 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 	}
 	var batches []*batch
 	byLim := map[*rl.Limiter]*batch{}
-	now := time.Now()
+	now := s.now()
 	for i := range items {
 		it := &items[i]
 		if it.match == nil {
