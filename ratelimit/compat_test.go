@@ -59,6 +59,8 @@ descriptors:
   - key: quota
     quota_mode: true
     rate_limit: {unit: hour, requests_per_unit: 1}
+  - key: huge
+    rate_limit: {unit: hour, requests_per_unit: 3000000000}
 `
 
 func entry(kv ...string) *rlv3.RateLimitDescriptor {
@@ -124,6 +126,13 @@ func compatSequences() map[string][]*pb.RateLimitRequest {
 			Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "path", Value: "/override"}},
 			Limit:   &rlv3.RateLimitDescriptor_RateLimitOverride{RequestsPerUnit: 2, Unit: 3}})),
 		"big_hits": {request("compat", 4294967295, entry("path", "/big")), request("compat", 0, entry("path", "/big"))},
+		// beyond half an hour rule's counting capacity (2^31 of 2^32), and
+		// the limiter full: over, as the exact count is
+		"big_hits_full": append(repeat(4, request("compat", 4294967295, entry("path", "/full"))),
+			request("compat", 0, entry("path", "/full")), request("compat", 0, withHits(0, entry("path", "/full")))),
+		// a limit at or above half the capacity: counted under 2^40
+		"huge_limit": {request("compat", 2000000000, entry("huge", "h")), request("compat", 999999999, entry("huge", "h")),
+			request("compat", 0, entry("huge", "h")), request("compat", 0, entry("huge", "h")), request("compat", 4294967295, entry("huge", "h"))},
 	}
 }
 
@@ -164,21 +173,26 @@ func sameResponse(a, b *pb.RateLimitResponse, secondTurned bool) error {
 }
 
 func TestSameAnswersAsEnvoyRatelimit(t *testing.T) {
-	t.Run("lua", func(t *testing.T) { sameAnswers(t, "") })
+	const cache = "LOCAL_CACHE_SIZE_IN_BYTES=1048576"
+	t.Run("lua", func(t *testing.T) { sameAnswers(t, "", nil, nil) })
 	t.Run("module", func(t *testing.T) {
 		if redisModule == "" {
 			t.Skip("RL_REDIS_MODULE (build/redis-module/librl_redis.so) not set")
 		}
-		sameAnswers(t, redisModule)
+		sameAnswers(t, redisModule, nil, nil)
 	})
+	// the over-limit cache: both with it, and rl's against none
+	t.Run("local_cache", func(t *testing.T) { sameAnswers(t, "", []string{cache}, []string{cache}) })
+	t.Run("local_cache_vs_none", func(t *testing.T) { sameAnswers(t, "", nil, []string{cache}) })
 }
 
-// sameAnswers: rl-ratelimit on a redis-server with module (or the Lua code).
-func sameAnswers(t *testing.T, module string) {
+// sameAnswers: rl-ratelimit on a redis-server with module (or the Lua
+// code), each server with its own extra settings.
+func sameAnswers(t *testing.T, module string, refEnv, ourEnv []string) {
 	files := map[string]string{"compat.yaml": compatConfig}
 	env := []string{"LIMIT_RESPONSE_HEADERS_ENABLED=true"}
-	ref := startReference(t, startRedis(t).Addr(), files, env...)
-	ours := startRL(t, startRedisWith(t, module).Addr(), files, env...)
+	ref := startReference(t, startRedis(t).Addr(), files, append(env, refEnv...)...)
+	ours := startRL(t, startRedisWith(t, module).Addr(), files, append(env, ourEnv...)...)
 	awayFromHourEdge()
 	calls := 0
 	for name, seq := range compatSequences() {

@@ -12,8 +12,9 @@ package main
 //                 limiter (algorithm default fixed_window, limit default
 //                 requests_per_unit/unit); a rule without them counts as
 //                 envoyproxy/ratelimit counts: a fixed_window limiter of
-//                 2^40 per unit that records every hit, the server comparing
-//                 the window's count with requests_per_unit.
+//                 countingCapacity(unit) per unit that records every hit,
+//                 the server comparing the window's count with
+//                 requests_per_unit.
 
 import (
 	"crypto/sha256"
@@ -27,9 +28,39 @@ import (
 	rl "github.com/rl-dev/rl/bindings/go"
 )
 
-// countingCapacity is the limit of an envoy-counting limiter: rl's largest,
-// so that every hit is recorded, as INCRBY records it.
-const countingCapacity = int64(1) << 40
+// countingCapacity is the limit of an envoy-counting limiter of a unit: the
+// largest power of two up to 2^40 whose one-number value (window * (limit +
+// 1) + count, docs/key-schema.md) stays below 2^53 until 2100, so that Redis
+// counts a hit with one INCR inside rl's script or module, where a value too
+// large for one number costs a GET and a SET. 2^21 per second, 2^26 per
+// minute, 2^32 per hour, 2^37 per day, 2^40 from a week up. A rule of requests_per_unit at
+// or above half of it counts under 2^40 (a value of two numbers).
+func countingCapacity(r *Rule) int64 {
+	const till2100, two53 = 4102444800, uint64(1) << 53
+	secs := unitSeconds[r.Unit]
+	if secs == 0 {
+		return int64(1) << 40
+	}
+	window := uint64(till2100/secs) + 2
+	c := uint64(1) << 40
+	for c+1 > (two53-1)/window {
+		c /= 2
+	}
+	if uint64(r.RequestsPerUnit) >= c/2 {
+		return int64(1) << 40
+	}
+	return int64(c)
+}
+
+// countingCost is what an envoy-counting limiter records of hits: at most
+// half its capacity. Below half, the window's count is exact; at or above
+// half, over every limit the rule may have (requests_per_unit is below
+// half), and it stays there: a hit it does not record (the limiter full)
+// comes only after the count passed half. So every answer is the one the
+// exact count gives, whatever the rule's limit is now or after a reload.
+func countingCost(r *Rule, hits uint64) int64 {
+	return int64(min(hits, uint64(countingCapacity(r)/2)))
+}
 
 var nameAlphabet = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
@@ -72,7 +103,7 @@ func limiterConfig(r *Rule, policy DomainPolicy) rl.Config {
 	window := fmt.Sprintf("%ds", unitSeconds[r.Unit])
 	if !r.rlNative() {
 		cfg.Algorithm = rl.FixedWindow
-		cfg.Limit = fmt.Sprintf("%d/%s", countingCapacity, window)
+		cfg.Limit = fmt.Sprintf("%d/%s", countingCapacity(r), window)
 		return cfg
 	}
 	cfg.Algorithm = rl.Algorithm(r.Algorithm)

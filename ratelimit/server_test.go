@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -441,5 +442,51 @@ descriptors:
 	}
 	if t.Failed() {
 		t.Log(m)
+	}
+}
+
+// redisScriptCalls: the script and module calls redis-server has run (and
+// not refused).
+func redisScriptCalls(t *testing.T, r *redisServer) int {
+	t.Helper()
+	out, err := exec.Command("redis-cli", "-p", strconv.Itoa(r.Port), "INFO", "commandstats").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(l, "cmdstat_"), ":calls=")
+		if !ok || !(strings.HasPrefix(name, "fcall") || strings.HasPrefix(name, "evalsha") || strings.HasPrefix(name, "rl.")) {
+			continue
+		}
+		c, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+		n += c
+		if _, failed, ok := strings.Cut(rest, "failed_calls="); ok { // the first, before FUNCTION LOAD
+			f, _ := strconv.Atoi(strings.TrimSpace(failed))
+			n -= f
+		}
+	}
+	return n
+}
+
+func TestLocalCacheAnswersOverLimitInProcess(t *testing.T) {
+	r := startRedis(t)
+	s := startRL(t, r.Addr(), map[string]string{"d.yaml": "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 3}\n"},
+		"LOCAL_CACHE_SIZE_IN_BYTES=1000")
+	awayFromHourEdge()
+	for i := 0; i < 10; i++ {
+		resp := oneCall(t, s, "k", "v")
+		if over := resp.OverallCode == pb.RateLimitResponse_OVER_LIMIT; over != (i >= 3) {
+			t.Fatalf("call %d: %v", i+1, resp.OverallCode)
+		}
+	}
+	// the 4th is over on Redis's count; the 5th to the 10th in process
+	if n := redisScriptCalls(t, r); n != 4 {
+		out, _ := exec.Command("redis-cli", "-p", strconv.Itoa(r.Port), "INFO", "commandstats").Output()
+		t.Errorf("%d calls of rl's script, want 4:\n%s", n, out)
+	}
+	_, m := s.Get(t, "/metrics")
+	if want := `ratelimit_service_rate_limit_over_limit_with_local_cache{domain="d",key="d.k"} 6`; !strings.Contains(m, want) {
+		t.Errorf("/metrics has no %q:\n%s", want, m)
 	}
 }

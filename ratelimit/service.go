@@ -38,11 +38,13 @@ type Service struct {
 	limiters *limiterSet
 	settings *Settings
 	stats    *Stats
+	over     *overLimitCache // nil without LOCAL_CACHE_SIZE_IN_BYTES
 	now      func() time.Time
 }
 
 func newService(cfg *Config, limiters *limiterSet, settings *Settings, stats *Stats) *Service {
-	s := &Service{limiters: limiters, settings: settings, stats: stats, now: time.Now}
+	s := &Service{limiters: limiters, settings: settings, stats: stats, now: time.Now,
+		over: newOverLimitCache(settings.LocalCacheBytes)}
 	s.cfg.Store(cfg)
 	return s
 }
@@ -97,6 +99,8 @@ type item struct {
 	hits      uint64
 	unlimited bool
 	decision  rl.Decision
+	cached    bool      // answered by the over-limit cache
+	sent      time.Time // when it was sent to the store (rules without rl's keys)
 	err       error
 }
 
@@ -176,6 +180,7 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 	}
 	var batches []*batch
 	byLim := map[*rl.Limiter]*batch{}
+	now := s.now()
 	for i := range items {
 		it := &items[i]
 		if it.match == nil {
@@ -193,12 +198,27 @@ func (s *Service) decide(ctx context.Context, cfg *Config, req *pb.RateLimitRequ
 			byLim[lim] = b
 			batches = append(batches, b)
 		}
+		if !it.match.Rule.rlNative() {
+			if count, ok := s.over.get(it.match.Rule, it.key, now); ok {
+				// as the limiter's denial of that count would answer
+				// (its reset: envoyproxy/ratelimit's unit - now % unit)
+				capacity := countingCapacity(it.match.Rule)
+				it.decision = rl.Decision{Limit: capacity, Remaining: capacity - int64(min(count, uint64(capacity))), Source: rl.SourceStore}
+				it.cached = true
+				continue
+			}
+			it.sent = now
+		}
 		if it.hits == 0 {
 			b.peeks = append(b.peeks, i)
 			continue
 		}
 		b.idx = append(b.idx, i)
-		b.reqs = append(b.reqs, rl.Request{Key: it.key, Cost: int64(min(it.hits, uint64(countingCapacity)))})
+		cost := int64(min(it.hits, uint64(1)<<40))
+		if !it.match.Rule.rlNative() {
+			cost = countingCost(it.match.Rule, it.hits)
+		}
+		b.reqs = append(b.reqs, rl.Request{Key: it.key, Cost: cost})
 	}
 	run := func(b *batch) {
 		if len(b.reqs) == 1 { // the one-key call: rl's direct path
@@ -274,20 +294,27 @@ func (s *Service) status(it *item) (*pb.RateLimitResponse_DescriptorStatus, bool
 		}
 	} else {
 		threshold = uint64(r.RequestsPerUnit)
-		// the window's count after this request (under on_failure local:
-		// this process's own count)
-		after = uint64(max(d.Limit-d.Remaining, 0))
+		// the window's count before this request (under on_failure local:
+		// this process's own count): exact below half the capacity, over
+		// the limit above (countingCost)
+		before = uint64(max(d.Limit-d.Remaining, 0))
+		if d.Allowed {
+			before -= min(before, uint64(countingCost(r, it.hits)))
+		}
+		after = before + it.hits
 		if d.Source == rl.SourceFailOpen { // the store is down: nothing counted
-			after = 0
+			before, after = 0, 0
 		}
-		if !d.Allowed { // 2^40 hits in one window: over, whatever the limit
-			after = max(after, threshold+it.hits)
-		}
-		before = after - min(after, it.hits)
 		over = after > threshold
 		if !over {
 			remaining = uint32(threshold - after)
+		} else if !it.cached && d.Source == rl.SourceStore && d.ResetAfter > 0 {
+			// over until the window ends: sent + reset is never later
+			s.over.put(r, it.key, after, it.sent.Add(d.ResetAfter))
 		}
+	}
+	if it.cached {
+		st.overLimitWithLocalCache.Add(it.hits)
 	}
 	near := uint64(math.Floor(float64(float32(threshold) * s.settings.NearLimitRatio)))
 	if over {

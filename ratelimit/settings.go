@@ -33,6 +33,7 @@ type Settings struct {
 	StoreURL                            string // rl store URL, from REDIS_* or RL_STORE_URL
 	UsePrometheus                       bool
 	PrometheusAddr, PrometheusPath      string
+	LocalCacheBytes                     int // LOCAL_CACHE_SIZE_IN_BYTES: the over-limit cache, 0 off
 	Ignored                             []string
 }
 
@@ -60,7 +61,7 @@ var ignoredSettings = []string{
 	"USE_DOG_STATSD", "USE_DOG_STATSD_MOGRIFIERS", "USE_STATSD", "STATSD_HOST", "STATSD_PORT",
 	"EXTRA_TAGS", "STATS_FLUSH_INTERVAL", "DISABLE_STATS", "PROMETHEUS_MAPPER_YAML",
 	"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS", "EXPIRATION_JITTER_MAX_SECONDS",
-	"LOCAL_CACHE_SIZE_IN_BYTES", "CACHE_KEY_PREFIX", "BACKEND_TYPE",
+	"CACHE_KEY_PREFIX", "BACKEND_TYPE",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT", "REDIS_POOL_SIZE", "REDIS_PIPELINE_WINDOW",
 	"REDIS_PIPELINE_LIMIT", "REDIS_CLUSTER_PIPELINE_PARALLELISM", "REDIS_PERSECOND",
 	"REDIS_PERSECOND_SOCKET_TYPE", "REDIS_PERSECOND_TYPE", "REDIS_PERSECOND_URL",
@@ -144,6 +145,13 @@ func LoadSettings(get func(string) (string, bool)) (*Settings, error) {
 		ratio = 0.8
 	}
 	s.NearLimitRatio = float32(ratio)
+	if v, ok := e.get("LOCAL_CACHE_SIZE_IN_BYTES"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			e.errs = append(e.errs, fmt.Sprintf("LOCAL_CACHE_SIZE_IN_BYTES=%s: must be a number of bytes, 0 for none", quote(v)))
+		}
+		s.LocalCacheBytes = n
+	}
 	s.StoreURL = storeURL(e)
 	for _, name := range ignoredSettings {
 		if _, ok := get(name); ok {

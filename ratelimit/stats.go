@@ -21,6 +21,7 @@ const maxStatsKeys = 100000
 
 type ruleStats struct {
 	totalHits, overLimit, nearLimit, withinLimit, shadowMode atomic.Uint64
+	overLimitWithLocalCache                                  atomic.Uint64
 }
 
 // Stats holds the server's counters.
@@ -88,6 +89,7 @@ func (s *Stats) write(w io.Writer) {
 		{"near_limit", "hits above NEAR_LIMIT_RATIO of the limit", func(r *ruleStats) uint64 { return r.nearLimit.Load() }},
 		{"within_limit", "hits within the limit", func(r *ruleStats) uint64 { return r.withinLimit.Load() }},
 		{"shadow_mode", "hits over the limit let through by shadow_mode", func(r *ruleStats) uint64 { return r.shadowMode.Load() }},
+		{"over_limit_with_local_cache", "hits over the limit answered by LOCAL_CACHE_SIZE_IN_BYTES's cache", func(r *ruleStats) uint64 { return r.overLimitWithLocalCache.Load() }},
 	}
 	for _, f := range families {
 		name := "ratelimit_service_rate_limit_" + f.name

@@ -2,7 +2,7 @@
 // fixed-window config, one load generator over gRPC (bench/run's
 // ratelimit_* rows). Prints one JSON line per measurement:
 //
-//	{"bench":"ratelimit","server":"rl"|"envoy"|"envoy_pipeline"|"envoy_cache",
+//	{"bench":"ratelimit","server":"rl"|"envoy"|"envoy_pipeline"|"envoy_cache"|"rl_cache"|"rl_module",
 //	 "phase":"within"|"overload","streams":64,"per_second":..,"p50_us":..,"p99_us":..,
 //	 "server_us_per_decision":..,"redis_us_per_decision":..,"per_server_core":..}
 //	{"bench":"ratelimit_exactness","server":..,"limit":..,"admitted":..}
@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -181,23 +182,35 @@ func scriptCommand(name string) bool {
 	return strings.HasPrefix(name, "rl.")
 }
 
-// commandUsec is INFO commandstats' usec: of every command, and of the
-// script and module commands.
-type commandUsec struct{ all, scripts float64 }
+// commandStats is INFO commandstats' usec and calls: of every command, and
+// of the script and module commands; and the calls of each command.
+type commandStats struct {
+	all, scripts          float64 // usec
+	allCalls, scriptCalls float64
+	calls                 map[string]float64
+}
 
-func redisCommandUsec(addr string) commandUsec {
-	var u commandUsec
+func redisCommandStats(addr string) commandStats {
+	u := commandStats{calls: map[string]float64{}}
 	for _, l := range strings.Split(redisInfo(addr, "commandstats"), "\n") {
 		if !strings.HasPrefix(l, "cmdstat_") || strings.HasPrefix(l, "cmdstat_info") {
 			continue
 		}
 		name := strings.ToLower(l[len("cmdstat_"):strings.IndexByte(l, ':')])
 		for _, kv := range strings.Split(l[strings.IndexByte(l, ':')+1:], ",") {
-			if strings.HasPrefix(kv, "usec=") {
-				v, _ := strconv.ParseFloat(strings.TrimSpace(kv[5:]), 64)
-				u.all += v
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "usec":
+				u.all += f
 				if scriptCommand(name) {
-					u.scripts += v
+					u.scripts += f
+				}
+			case "calls":
+				u.calls[name] += f
+				u.allCalls += f
+				if scriptCommand(name) {
+					u.scriptCalls += f
 				}
 			}
 		}
@@ -205,13 +218,39 @@ func redisCommandUsec(addr string) commandUsec {
 	return u
 }
 
-// topLevelSince: the usec of the top-level commands since before: when
-// scripts ran, only they (their nested calls are inside their usec).
-func (u commandUsec) topLevelSince(before commandUsec) float64 {
-	if scripts := u.scripts - before.scripts; scripts > 0 {
-		return scripts
+// topLevelSince: the usec and calls of the top-level commands since before:
+// when scripts ran, only they (their nested calls are inside their usec).
+func (u commandStats) topLevelSince(before commandStats) (usec, calls float64) {
+	if scripts := u.scripts - before.scripts; scripts > 0 || u.scriptCalls > before.scriptCalls {
+		return scripts, u.scriptCalls - before.scriptCalls
 	}
-	return u.all - before.all
+	return u.all - before.all, u.allCalls - before.allCalls
+}
+
+// callsSince: the calls of each command since before, per decision (nested
+// ones included: what a script runs shows here by name).
+func (u commandStats) callsSince(before commandStats, decisions float64) map[string]float64 {
+	out := map[string]float64{}
+	for name, c := range u.calls {
+		if d := c - before.calls[name]; d > 0 {
+			out[name] = math.Round(d/decisions*1000) / 1000
+		}
+	}
+	return out
+}
+
+// redisNetBytes: INFO stats' total_net_input_bytes and total_net_output_bytes.
+func redisNetBytes(addr string) (in, out float64) {
+	for _, l := range strings.Split(redisInfo(addr, "stats"), "\n") {
+		l = strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(l, "total_net_input_bytes:"); ok {
+			in, _ = strconv.ParseFloat(v, 64)
+		}
+		if v, ok := strings.CutPrefix(l, "total_net_output_bytes:"); ok {
+			out, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	return in, out
 }
 
 // redisProcessCPU: the server's own CPU seconds (INFO cpu, all threads).
@@ -247,17 +286,33 @@ func quantile(sorted []time.Duration, q float64) float64 {
 	return float64(sorted[int(q*float64(len(sorted)-1))].Microseconds())
 }
 
+// hotLimit is the "hot" descriptor's limit per hour (benchConfig).
+const hotLimit = 1000
+
 // load runs streams callers for the measurement's time; overload sends
-// every request to the "hot" descriptor (limit 1000 per hour: nearly all
-// over the limit), else each caller to a user of its own.
+// every request to a "hot" descriptor of this run, over its limit before
+// the measurement starts (every measured request is over the limit), else
+// each caller to a user of its own.
 func load(name string, s *server, streams int, overload bool) {
 	client, conn := s.client()
 	defer conn.Close()
+	hot := fmt.Sprintf("%s-hot-%d", name, time.Now().UnixNano())
+	if overload {
+		req := &pb.RateLimitRequest{Domain: "bench", Descriptors: []*rlv3.RateLimitDescriptor{
+			{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "hot", Value: hot}}}}}
+		for i := 0; i <= hotLimit; i++ {
+			if _, err := client.ShouldRateLimit(context.Background(), req); err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				return
+			}
+		}
+	}
 	var ops atomic.Int64
 	var mu sync.Mutex
 	var lat []time.Duration
 	deadline := time.Now().Add(time.Duration(*seconds * float64(time.Second)))
-	cpu0, redis0, redisCPU0 := cpuSeconds(s.cmd.Process.Pid), redisCommandUsec(s.redis), redisProcessCPU(s.redis)
+	cpu0, redis0, redisCPU0 := cpuSeconds(s.cmd.Process.Pid), redisCommandStats(s.redis), redisProcessCPU(s.redis)
+	in0, out0 := redisNetBytes(s.redis)
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	for g := 0; g < streams; g++ {
@@ -266,7 +321,7 @@ func load(name string, s *server, streams int, overload bool) {
 			defer wg.Done()
 			key, value := "user", fmt.Sprintf("%s-%d-%d", name, g, time.Now().UnixNano())
 			if overload {
-				key, value = "hot", name+"-hot"
+				key, value = "hot", hot
 			}
 			req := &pb.RateLimitRequest{Domain: "bench", Descriptors: []*rlv3.RateLimitDescriptor{
 				{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: key, Value: value}}}}}
@@ -288,8 +343,10 @@ func load(name string, s *server, streams int, overload bool) {
 	wg.Wait()
 	elapsed := time.Since(t0).Seconds()
 	cpu := cpuSeconds(s.cmd.Process.Pid) - cpu0
-	redisUS := redisCommandUsec(s.redis).topLevelSince(redis0)
+	redis1 := redisCommandStats(s.redis)
+	redisUS, redisCalls := redis1.topLevelSince(redis0)
 	redisCPU := redisProcessCPU(s.redis) - redisCPU0
+	in1, out1 := redisNetBytes(s.redis)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	n := float64(ops.Load())
 	phase := "within"
@@ -300,7 +357,12 @@ func load(name string, s *server, streams int, overload bool) {
 		"per_second": n / elapsed, "p50_us": quantile(lat, 0.5), "p99_us": quantile(lat, 0.99),
 		"server_us_per_decision": cpu * 1e6 / n, "redis_us_per_decision": redisUS / n,
 		"redis_process_us_per_decision": redisCPU * 1e6 / n,
-		"per_server_core":               n / max(cpu, 1e-9)})
+		// load-independent: what the figures above come from
+		"redis_calls_per_decision":     redisCalls / n,
+		"redis_commands_per_decision":  redis1.callsSince(redis0, n),
+		"redis_bytes_in_per_decision":  (in1 - in0) / n,
+		"redis_bytes_out_per_decision": (out1 - out0) / n,
+		"per_server_core":              n / max(cpu, 1e-9)})
 }
 
 // exactness: 4 server processes on one descriptor, 10x its limit.
@@ -395,6 +457,7 @@ func main() {
 		{"envoy", *envoyBin, nil},
 		{"envoy_pipeline", *envoyBin, []string{"REDIS_PIPELINE_WINDOW=150us", "REDIS_PIPELINE_LIMIT=0"}},
 		{"envoy_cache", *envoyBin, []string{"REDIS_PIPELINE_WINDOW=150us", "LOCAL_CACHE_SIZE_IN_BYTES=10485760"}},
+		{"rl_cache", *rlBin, []string{"LOCAL_CACHE_SIZE_IN_BYTES=10485760"}},
 	}
 	if *module != "" {
 		variants = append(variants, struct {
@@ -404,7 +467,7 @@ func main() {
 	}
 	for _, v := range variants {
 		s, _ := start(v.bin, benchConfig, v.env...)
-		if v.name != "envoy_cache" {
+		if v.name != "envoy_cache" && v.name != "rl_cache" {
 			load(v.name, s, 64, false)
 			load(v.name, s, 1, false)
 		}
