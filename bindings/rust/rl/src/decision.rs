@@ -79,7 +79,8 @@ pub struct Decision {
     pub suppression_factor: f64,
 }
 
-fn micros(us: i64) -> Duration {
+/// rl.h's microseconds as a Duration (a negative count as zero).
+pub(crate) fn micros(us: i64) -> Duration {
     Duration::from_micros(us.max(0) as u64)
 }
 

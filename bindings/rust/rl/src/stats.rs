@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rl_sys as sys;
 
-use crate::decision::Source;
+use crate::decision::{micros, Source};
 use crate::error::{check, static_str, Result};
 use crate::store::Store;
 
@@ -83,10 +83,6 @@ pub struct StoreStats {
     pub round_trip_p95: Duration,
     pub round_trip_p99: Duration,
     pub round_trip_max: Duration,
-}
-
-fn micros(us: i64) -> Duration {
-    Duration::from_micros(us.max(0) as u64)
 }
 
 impl StoreStats {
