@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "error.h"
+#include "lease/lease_stats.h"
 #include "verdict.h"
 
 namespace rl {
@@ -64,6 +65,7 @@ class StoreStats {
   Snapshot snapshot() const;
 
   LatencyHistogram round_trips;
+  LeaseStats leases;  // every lease of the store's limiters
 
  private:
   struct alignas(64) Stripe {

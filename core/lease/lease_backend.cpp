@@ -18,7 +18,8 @@ LeaseBackend::LeaseBackend(std::shared_ptr<Store> store, std::shared_ptr<Backend
                                   1000000))),
       max_slice_(static_cast<int64_t>(wide(policy.rates.front().limit) * config.share_numerator /
                                       config.share_denominator)),
-      edge_width_(lease_edge_width(policy)) {}
+      edge_width_(lease_edge_width(policy)),
+      stats_(store_->stats() ? &store_->stats()->leases : nullptr) {}
 
 LeaseBackend::Shard& LeaseBackend::shard_of(std::string_view key) {
   return shards_[Hash{}(key) % kShards];

@@ -94,6 +94,10 @@ TEST(Lease, AHotKeyDecidesFromItsSliceAndRedisCountsTheSlice) {
   EXPECT_GE(c.leases_taken, 2u);
   EXPECT_GE(c.decisions, 20u);
   EXPECT_EQ(c.units_unused, 0u);
+  // The store's total (rl_store_stats) adds up its limiters' leases.
+  const LeaseCounts total = store->stats()->leases.snapshot();
+  EXPECT_EQ(total.leases_taken, c.leases_taken);
+  EXPECT_EQ(total.decisions, c.decisions);
   // Redis counts every admission and the slice's unused rest.
   const Outcome peek = plain.run(Op::peek, "hot", 0);
   ASSERT_EQ(peek.code, Code::ok);
