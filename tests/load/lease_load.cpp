@@ -563,6 +563,13 @@ CostRow cost_phase(const std::string& backend, bool lease, const Options& o) {
   return row;
 }
 
+std::string number_or_null(double v) {
+  if (v < 0) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
 int cost(const Options& o) {
   std::vector<CostRow> rows;
   for (const std::string& backend : o.backends) {
@@ -580,10 +587,11 @@ int cost(const Options& o) {
           "{\"bench\":\"lease_load\",\"backend\":\"%s\",\"lease\":\"%s\",\"processes\":%d,"
           "\"threads\":%d,\"decisions_per_s\":%.0f,\"store_calls_per_decision\":%.5f,"
           "\"redis_calls_per_decision\":%.5f,\"redis_us_per_decision\":%.4f,\"p99_us\":%.2f,"
-          "\"slice_p99_us\":%.2f,\"slice_share\":%.4f%s%s%s}\n",
+          "\"slice_p99_us\":%s,\"slice_share\":%.4f%s%s%s}\n",
           r.backend.c_str(), r.lease ? "auto" : "off", o.processes, o.threads, r.decisions_per_s,
-          r.store_calls, r.redis_calls, r.redis_us, r.p99, r.slice_p99, r.slice_share,
-          r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
+          r.store_calls, r.redis_calls, r.redis_us, r.p99, number_or_null(r.slice_p99).c_str(),
+          r.slice_share, r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(),
+          r.error.empty() ? "" : "\"");
     }
     return failed == 0 ? 0 : 1;
   }
