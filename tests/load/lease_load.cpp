@@ -182,9 +182,11 @@ std::string result_path(const std::string& dir, int index) {
 }
 
 template <typename T>
-void write_file(const std::string& path, const std::vector<T>& items, const std::string& error) {
+void write_file(const std::string& path, const std::vector<T>& items, const std::string& error,
+                uint64_t round_trips = 0) {
   std::ofstream out(path, std::ios::binary);
   const uint64_t n = items.size(), e = error.size();
+  out.write(reinterpret_cast<const char*>(&round_trips), sizeof round_trips);
   out.write(reinterpret_cast<const char*>(&e), sizeof e);
   out.write(error.data(), static_cast<std::streamsize>(e));
   out.write(reinterpret_cast<const char*>(&n), sizeof n);
@@ -193,9 +195,12 @@ void write_file(const std::string& path, const std::vector<T>& items, const std:
 }
 
 template <typename T>
-std::vector<T> read_file(const std::string& path, std::string& error) {
+std::vector<T> read_file(const std::string& path, std::string& error,
+                         uint64_t* round_trips = nullptr) {
   std::ifstream in(path, std::ios::binary);
-  uint64_t n = 0, e = 0;
+  uint64_t n = 0, e = 0, trips = 0;
+  in.read(reinterpret_cast<char*>(&trips), sizeof trips);
+  if (round_trips) *round_trips += trips;
   in.read(reinterpret_cast<char*>(&e), sizeof e);
   error.assign(e, 0);
   in.read(error.data(), static_cast<std::streamsize>(e));
@@ -264,6 +269,7 @@ int exactness_worker(const std::string& url, const Case& c, int demand, const Op
     return 0;
   }
   const int64_t end = start + static_cast<int64_t>(o.seconds * 1e6);
+  const uint64_t trips_before = rl.round_trips();
   const int callers = o.processes * o.threads;
   // Each caller offers demand * limit / window / callers calls per second,
   // its first at its own phase; a caller late by more than 20 ms drops the
@@ -302,7 +308,7 @@ int exactness_worker(const std::string& url, const Case& c, int demand, const Op
   for (auto& t : threads) t.join();
   for (auto& m : mine) calls.insert(calls.end(), m.begin(), m.end());
   if (errors > 0) error = std::to_string(errors.load()) + " calls failed";
-  write_file(result_path(dir, index), calls, error);
+  write_file(result_path(dir, index), calls, error, rl.round_trips() - trips_before);
   return 0;
 }
 
@@ -326,9 +332,10 @@ Outcome exactness_case(const std::string& backend, const Promise& promise, int d
       [] {});
   std::vector<Call> calls;
   std::string error;
+  uint64_t trips = 0;
   for (int i = 0; i < o.processes && ran; ++i) {
     std::string e;
-    for (Call call : read_file<Call>(result_path(dir, i), e)) {
+    for (Call call : read_file<Call>(result_path(dir, i), e, &trips)) {
       call.t0_us += skew.offset_us;  // onto Redis's clock
       call.t1_us += skew.offset_us;
       calls.push_back(call);
@@ -348,17 +355,47 @@ Outcome exactness_case(const std::string& backend, const Promise& promise, int d
   const bool under_ok = f.under_max <= bound;
   const bool ok =
       error.empty() && f.over_max <= 0 && f.admitted > 0 && (under_ok || !o.enforce_under);
-  std::printf("| %-21s | %3dx | %8lld | %8lld | %8lld | %4lld | %4lld | %4lld | %5lld | %s%s\n",
-              name.c_str(), demand, static_cast<long long>(f.admitted),
-              static_cast<long long>(f.denied), static_cast<long long>(f.allowed_by_limit),
-              static_cast<long long>(std::max<int64_t>(0, f.over_max)),
-              static_cast<long long>(f.under_max), static_cast<long long>(bound),
-              static_cast<long long>(skew.offset_us),
-              !ok        ? "FAILED"
-              : under_ok ? "ok"
-                         : "ok (under above its bound: reported, not failed)",
-              error.empty() ? "" : (" (" + error.substr(0, 200) + ")").c_str());
+  const int64_t made = f.admitted + f.denied;
+  const double trips_per_call = made ? static_cast<double>(trips) / made : 0;
+  std::printf(
+      "| %-21s | %3dx | %8lld | %8lld | %6.3f | %8lld | %4lld | %4lld | %4lld | %5lld | %s%s\n",
+      name.c_str(), demand, static_cast<long long>(f.admitted), static_cast<long long>(f.denied),
+      trips_per_call, static_cast<long long>(f.allowed_by_limit),
+      static_cast<long long>(std::max<int64_t>(0, f.over_max)), static_cast<long long>(f.under_max),
+      static_cast<long long>(bound), static_cast<long long>(skew.offset_us),
+      !ok        ? "FAILED"
+      : under_ok ? "ok"
+                 : "ok (under above its bound: reported, not failed)",
+      error.empty() ? "" : (" (" + error.substr(0, 200) + ")").c_str());
   return ok ? Outcome::passed : Outcome::failed;
+}
+
+// The checkers on made-up times that break each promise by one unit, and
+// on times that keep it: a checker that finds nothing proves nothing.
+bool checkers_find_excess() {
+  auto at = [](std::initializer_list<int64_t> times) {
+    std::vector<Call> calls;
+    for (int64_t t : times) calls.push_back({t, t + 1, true});
+    return calls;
+  };
+  auto over = [](const std::string& algorithm, const std::vector<Call>& calls, const Limit& l) {
+    for (const Promise& p : promises()) {
+      if (p.algorithm == algorithm) return p.check(calls, l, 0).over_max;
+    }
+    return int64_t{-1};
+  };
+  const Limit fixed{2, 1000, 0, 0}, sliding{2, 1000, 500, 0}, bucket{1, 1000, 0, 0};
+  std::vector<Call> straddles = at({10, 20});
+  straddles.push_back({995, 1005, true});  // may be in either window: proves nothing
+  return over("fixed_window", at({10, 20, 30}), fixed) == 1 &&
+         over("fixed_window", straddles, fixed) == 0 &&
+         over("fixed_window", at({10, 20, 1010, 1020}), fixed) == 0 &&
+         // Two in sub-window 0 weigh ceil(2 * 399 / 500) = 2 at offset 101 of sub-window 1
+         // (and still 2 in sub-window 2); in sub-window 3 they no longer count.
+         over("sliding_window", at({100, 200, 600}), sliding) == 1 &&
+         over("sliding_window", at({100, 200, 1500}), sliding) == 0 &&
+         over("gcra", at({0, 500}), bucket) == 1 && over("gcra", at({0, 1002}), bucket) == 0 &&
+         over("token_bucket", at({0, 1, 2}), bucket) == 2;
 }
 
 int exactness(const Options& o) {
@@ -369,13 +406,21 @@ int exactness(const Options& o) {
   std::printf(
       "over: the most units any window the algorithm promises held past it, proven from the "
       "calls' times (0: none); under: the most units the limit still had room for at a denial "
-      "(capacity in slices), against its bound processes * floor(limit * lease_share); skew: "
-      "Redis TIME minus this host's clock, us\n\n");
+      "(capacity in slices), against its bound processes * floor(limit * lease_share); "
+      "trips/call: the processes' store round trips per call (leases off: about 1, less when "
+      "calls coalesce); skew: Redis TIME minus this host's clock, us\n\n");
   std::printf(
-      "| backend algorithm     | demand | admitted | denied | limit bound | over | under | bound | "
-      "skew | result\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+      "| backend algorithm     | demand | admitted | denied | trips/call | limit bound | over | "
+      "under | bound | skew | result\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   int passed = 0, failed = 0, skipped = 0;
+  if (checkers_find_excess()) {
+    ++passed;
+  } else {
+    std::printf(
+        "| checkers | FAILED: a checker missed a made-up excess or found one in kept times |\n");
+    ++failed;
+  }
   for (const std::string& backend : o.backends) {
     if (backend_url(backend).empty()) {
       std::printf("| %-21s | skipped: %s is not set (scripts/with-redis%s) |\n", backend.c_str(),
