@@ -64,18 +64,19 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "rl_lease_load: %s\nusage: rl_lease_load exactness|cost [--seconds S] "
+  std::fprintf(why.empty() ? stdout : stderr,
+               "%s%susage: rl_lease_load exactness|cost [--seconds S] "
                "[--processes P] [--threads T] [--only ALGORITHM,...] [--backends lua,module] "
-               "[--json]\n",
-               why.c_str());
-  std::exit(2);
+               "[--under enforce|report] [--json]\n",
+               why.empty() ? "" : "rl_lease_load: ", why.empty() ? "" : (why + "\n").c_str());
+  std::exit(why.empty() ? 0 : 2);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
   if (argc < 2) usage("needs a mode");
   o.mode = argv[1];
+  if (o.mode == "-h" || o.mode == "--help") usage("");
   if (o.mode != "exactness" && o.mode != "cost") usage("unknown mode '" + o.mode + "'");
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -83,6 +84,7 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(a + " needs a value");
       return argv[++i];
     };
+    if (a == "-h" || a == "--help") usage("");
     if (a == "--seconds") {
       o.seconds = std::atof(value().c_str());
       if (!(o.seconds > 0 && o.seconds <= 3600)) usage("--seconds needs 0 < S <= 3600");
@@ -94,6 +96,14 @@ Options parse(int argc, char** argv) {
       if (o.threads < 1 || o.threads > 256) usage("--threads needs 1 to 256");
     } else if (a == "--only") {
       o.only = split(value());
+      for (const auto& name : o.only) {
+        const auto& all = promises();
+        if (std::none_of(all.begin(), all.end(),
+                         [&](const Promise& p) { return p.algorithm == name; })) {
+          usage("--only takes algorithms of admission_check.cpp's list, not '" +
+                name.substr(0, 40) + "'");
+        }
+      }
     } else if (a == "--backends") {
       o.backends = split(value());
       for (const auto& b : o.backends) {
@@ -134,7 +144,7 @@ struct Rl {
   rl_store* store = nullptr;
   rl_limiter* limiter = nullptr;
   std::string error;
-  bool refused = false;  // the limiter refused its settings (invalid_arg)
+  bool refused = false;  // the limiter refused lease=auto for its algorithm
 
   Rl(const std::string& url, const Settings& settings) {
     rl_error* err = nullptr;
@@ -149,8 +159,8 @@ struct Rl {
     const rl_status s = err ? RL_E_INVALID_ARG : rl_limiter_new(store, cfg, &limiter, &err);
     rl_config_free(cfg);
     if (s != RL_OK) {
-      refused = s == RL_E_INVALID_ARG;
       error = std::string(rl_status_name(s)) + ": " + (err ? rl_error_message(err) : "");
+      refused = s == RL_E_INVALID_ARG && error.find("lease: algorithm") != std::string::npos;
     }
     rl_error_free(err);
   }
