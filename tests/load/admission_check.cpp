@@ -89,7 +89,8 @@ Finding fixed_window(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
 // now plus the straddling one's weight, ceil(partial * (g - offset) / g),
 // hold at most the limit (docs/algorithms.md, sliding_window). The sum only
 // rises at an admission and its weight only falls within a sub-window, so
-// it is checked at each admission's end and at each sub-window's start.
+// it is checked at each admission's end and at each sub-window's start;
+// and its corollary, at most the limit in any window - g.
 Finding sliding_window(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
   Finding f;
   count_calls(calls, f);
@@ -112,6 +113,25 @@ Finding sliding_window(std::vector<Call> calls, const Limit& l, int64_t skew_us)
     for (size_t k = 0; k < ends.size(); ++k) {
       const int64_t used = base + static_cast<int64_t>(k) + 1 + weight(partial, ends[k] - c * g);
       f.over_max = std::max(f.over_max, used - l.limit);
+    }
+  }
+  // Its corollary, of any window of window - g (docs/algorithms.md): for
+  // each admission's start a, the admissions that began at a or later and
+  // ended (at the latest: a start plus the longest call) before a + window - g.
+  if (n > 1) {
+    std::vector<int64_t> starts;
+    int64_t widest = 0;
+    for (const Call& c : calls) {
+      if (!c.allowed) continue;
+      starts.push_back(c.t0_us - skew_us);
+      widest = std::max(widest, c.t1_us - c.t0_us + 2 * skew_us);
+    }
+    std::sort(starts.begin(), starts.end());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const int64_t last_start = starts[i] + l.window_us - g - widest;  // exclusive
+      const auto end = std::lower_bound(starts.begin() + static_cast<std::ptrdiff_t>(i),
+                                        starts.end(), last_start);
+      f.over_max = std::max(f.over_max, (end - starts.begin()) - static_cast<int64_t>(i) - l.limit);
     }
   }
   for (const Call& c : calls) {

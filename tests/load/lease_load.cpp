@@ -404,6 +404,8 @@ bool checkers_find_excess() {
          // (and still 2 in sub-window 2); in sub-window 3 they no longer count.
          over("sliding_window", at({100, 200, 600}), sliding) == 1 &&
          over("sliding_window", at({100, 200, 1500}), sliding) == 0 &&
+         // Five sub-windows of 200 us: three at once (in the sum and in 800 us alike).
+         over("sliding_window", at({100, 101, 102}), Limit{2, 1000, 200, 0}) == 1 &&
          over("gcra", at({0, 500}), bucket) == 1 && over("gcra", at({0, 1002}), bucket) == 0 &&
          over("token_bucket", at({0, 1, 2}), bucket) == 2;
 }
