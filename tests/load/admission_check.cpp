@@ -34,23 +34,25 @@ int64_t allowed_over_span(const std::vector<Call>& calls, int64_t limit, int64_t
   return limit * ceil_div(slot(last, width) - slot(first, width) + 1, n);
 }
 
-// Counts per slot, and per slot the admissions' start times (sorted), of the
-// admissions whose interval, widened by the skew, lies in one slot
-// (`forced`), or by the slot of the interval's midpoint (`by_midpoint`).
+// Per slot, the admissions whose interval, widened by the skew, lies in it
+// (`forced`: their ends, sorted), and the admissions by the slot of their
+// end, the latest they can be in (`by_end`: their starts, sorted). The
+// forced counts are a lower bound on each slot's, for over-admission; the
+// others, read before a denial, an upper bound on what had been used.
 struct Slots {
   std::map<int64_t, std::vector<int64_t>> forced_ends;  // slot -> sorted t1 + skew
-  std::map<int64_t, std::vector<int64_t>> mid_starts;   // slot -> sorted t0
+  std::map<int64_t, std::vector<int64_t>> end_starts;   // slot -> sorted t0
   int64_t forced(int64_t s) const {
     auto it = forced_ends.find(s);
     return it == forced_ends.end() ? 0 : static_cast<int64_t>(it->second.size());
   }
-  int64_t by_midpoint(int64_t s) const {
-    auto it = mid_starts.find(s);
-    return it == mid_starts.end() ? 0 : static_cast<int64_t>(it->second.size());
+  int64_t by_end(int64_t s) const {
+    auto it = end_starts.find(s);
+    return it == end_starts.end() ? 0 : static_cast<int64_t>(it->second.size());
   }
-  int64_t by_midpoint_before(int64_t s, int64_t t_us) const {
-    auto it = mid_starts.find(s);
-    if (it == mid_starts.end()) return 0;
+  int64_t by_end_before(int64_t s, int64_t t_us) const {
+    auto it = end_starts.find(s);
+    if (it == end_starts.end()) return 0;
     return std::lower_bound(it->second.begin(), it->second.end(), t_us) - it->second.begin();
   }
 };
@@ -61,10 +63,10 @@ Slots slots_of(const std::vector<Call>& calls, int64_t width, int64_t skew_us) {
     if (!c.allowed) continue;
     const int64_t lo = c.t0_us - skew_us, hi = c.t1_us + skew_us;
     if (slot(lo, width) == slot(hi, width)) s.forced_ends[slot(lo, width)].push_back(hi);
-    s.mid_starts[slot((c.t0_us + c.t1_us) / 2, width)].push_back(c.t0_us);
+    s.end_starts[slot(c.t1_us, width)].push_back(c.t0_us);
   }
   for (auto& [_, v] : s.forced_ends) std::sort(v.begin(), v.end());
-  for (auto& [_, v] : s.mid_starts) std::sort(v.begin(), v.end());
+  for (auto& [_, v] : s.end_starts) std::sort(v.begin(), v.end());
   return s;
 }
 
@@ -80,7 +82,7 @@ Finding fixed_window(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
   for (const Call& c : calls) {
     if (c.allowed || slot(c.t0_us, l.window_us) != slot(c.t1_us, l.window_us)) continue;
     const int64_t w = slot(c.t0_us, l.window_us);
-    f.under_max = std::max(f.under_max, l.limit - s.by_midpoint_before(w, c.t1_us));
+    f.under_max = std::max(f.under_max, l.limit - s.by_end_before(w, c.t1_us));
   }
   return f;
 }
@@ -137,9 +139,10 @@ Finding sliding_window(std::vector<Call> calls, const Limit& l, int64_t skew_us)
   for (const Call& c : calls) {
     if (c.allowed || slot(c.t0_us, g) != slot(c.t1_us, g)) continue;
     const int64_t sub = slot(c.t1_us, g);
-    const int64_t used = full_before(sub, [&](int64_t i) { return s.by_midpoint(i); }) +
-                         s.by_midpoint_before(sub, c.t1_us) +
-                         weight(s.by_midpoint(sub - n), c.t1_us - sub * g);
+    // The weight at the denial's start: the most it can have weighed then.
+    const int64_t used = full_before(sub, [&](int64_t i) { return s.by_end(i); }) +
+                         s.by_end_before(sub, c.t1_us) +
+                         weight(s.by_end(sub - n), c.t0_us - sub * g);
     f.under_max = std::max(f.under_max, l.limit - used);
   }
   return f;
