@@ -594,6 +594,8 @@ def show(value, unit):
         return "no data"
     if unit == RATE:
         return f"{value:,.0f}"
+    if 0 < value < 0.01:
+        return f"{value:.2g}"  # a lease row's store calls per decision, say
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
 
