@@ -14,6 +14,9 @@ struct Call {
   int64_t t0_us = 0;  // before the call, on the store's clock
   int64_t t1_us = 0;  // after it
   bool allowed = false;
+  // No store round trip of its process began or ended while it ran: it
+  // was decided from a slice (with the deny cache off, nothing else is).
+  bool no_round_trip = false;
 };
 
 struct Limit {

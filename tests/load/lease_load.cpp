@@ -302,9 +302,11 @@ int exactness_worker(const std::string& url, const Case& c, int demand, const Op
           next = now;
         }
         Call call;
+        const uint64_t trips = rl.round_trips();
         call.t0_us = realtime_us();
         const bool ok = rl.acquire(key, d);
         call.t1_us = realtime_us();
+        call.no_round_trip = rl.round_trips() == trips;
         call.allowed = ok && d.allowed;
         if (ok) {
           mine[t].push_back(call);
@@ -367,10 +369,14 @@ Outcome exactness_case(const std::string& backend, const Promise& promise, int d
       error.empty() && f.over_max <= 0 && f.admitted > 0 && (under_ok || !o.enforce_under);
   const int64_t made = f.admitted + f.denied;
   const double trips_per_call = made ? static_cast<double>(trips) / made : 0;
+  int64_t from_slice = 0;
+  for (const Call& call : calls) from_slice += call.allowed && call.no_round_trip;
+  const double slice_share = f.admitted ? 100.0 * from_slice / f.admitted : 0;
   std::printf(
-      "| %-21s | %3dx | %8lld | %8lld | %6.3f | %8lld | %4lld | %4lld | %4lld | %5lld | %s%s\n",
-      name.c_str(), demand, static_cast<long long>(f.admitted), static_cast<long long>(f.denied),
-      trips_per_call, static_cast<long long>(f.allowed_by_limit),
+      "| %-21s | %3dx | %8lld | %5.1f%% | %8lld | %6.3f | %8lld | %4lld | %4lld | %4lld | %5lld | "
+      "%s%s\n",
+      name.c_str(), demand, static_cast<long long>(f.admitted), slice_share,
+      static_cast<long long>(f.denied), trips_per_call, static_cast<long long>(f.allowed_by_limit),
       static_cast<long long>(std::max<int64_t>(0, f.over_max)), static_cast<long long>(f.under_max),
       static_cast<long long>(bound), static_cast<long long>(skew.offset_us),
       !ok        ? "FAILED"
@@ -419,12 +425,16 @@ int exactness(const Options& o) {
       "over: the most units any window the algorithm promises held past it, proven from the "
       "calls' times (0: none); under: the most units the limit still had room for at a denial "
       "(capacity in slices), against its bound processes * floor(limit * lease_share); "
-      "trips/call: the processes' store round trips per call (leases off: about 1, less when "
+      "from a slice: the admissions during which their process made no store round trip (at "
+      "least that many were decided from a slice); trips/call: the processes' store round trips "
+      "per call (leases off: about 1, less when "
       "calls coalesce); skew: Redis TIME minus this host's clock, us\n\n");
   std::printf(
-      "| backend algorithm     | demand | admitted | denied | trips/call | limit bound | over | "
+      "| backend algorithm     | demand | admitted | from a slice | denied | trips/call | limit "
+      "bound | over | "
       "under | bound | skew | result\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  std::printf(
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   int passed = 0, failed = 0, skipped = 0;
   if (checkers_find_excess()) {
     ++passed;
