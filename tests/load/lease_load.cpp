@@ -10,7 +10,8 @@
 //     the module. Every call's interval is collected and the algorithm's
 //     promise checked from those times; prints a table and
 //     "N passed, N failed". A case fails on any over-admission or failed
-//     call, and (unless --under report) on under-admission past its bound.
+//     call, when no admission came from a slice, and (unless --under
+//     report) on under-admission past its bound.
 //   rl_lease_load cost [--seconds S] [--processes P] [--threads T] [--json]
 //     one hot key far below its limit, P processes (8) of T callers (1),
 //     leases off and on, Lua and module: decisions/s, store calls per
@@ -364,14 +365,16 @@ Outcome exactness_case(const std::string& backend, const Promise& promise, int d
   }
   const Finding f = promise.check(calls, c.limit, skew.uncertainty_us);
   const int64_t bound = o.processes * (c.limit.limit / kShareDenominator);
-  const bool under_ok = f.under_max <= bound;
-  const bool ok =
-      error.empty() && f.over_max <= 0 && f.admitted > 0 && (under_ok || !o.enforce_under);
   const int64_t made = f.admitted + f.denied;
   const double trips_per_call = made ? static_cast<double>(trips) / made : 0;
   int64_t from_slice = 0;
   for (const Call& call : calls) from_slice += call.allowed && call.no_round_trip;
   const double slice_share = f.admitted ? 100.0 * from_slice / f.admitted : 0;
+  // A case none of whose admissions came from a slice proves nothing of leases.
+  if (error.empty() && from_slice == 0) error = "no admission was decided from a slice";
+  const bool under_ok = f.under_max <= bound;
+  const bool ok =
+      error.empty() && f.over_max <= 0 && f.admitted > 0 && (under_ok || !o.enforce_under);
   std::printf(
       "| %-21s | %3dx | %8lld | %5.1f%% | %8lld | %6.3f | %8lld | %4lld | %4lld | %4lld | %5lld | "
       "%s%s\n",
