@@ -9,9 +9,6 @@
 //   rl_redis_bench idle-memory                      MEMORY USAGE of one idle key
 //   rl_redis_bench deny-cache SECONDS               one key offered 20x its limit by
 //                                                   64 paced callers, cache off and on
-//   rl_redis_bench lease SECONDS                    one hot key, 8 synchronous callers,
-//                                                   leases off and on: store calls per
-//                                                   decision and decisions/s
 //   rl_redis_bench cluster CALLS                    Redis CPU per decision and rate on
 //                                                   one server, a master with a replica
 //                                                   and redis+cluster:// (1 and 64
@@ -891,63 +888,6 @@ void deny_cache(int seconds) {
   }
 }
 
-// Commands clients sent Redis since CONFIG RESETSTAT (INFO commandstats
-// calls of entry_command: a script's own calls are not store calls), the
-// bench's own INFO and CONFIG left out.
-double server_calls() {
-  double calls = 0;
-  for (const std::string& line : lines_of(redis_cli({"INFO", "commandstats"}))) {
-    const size_t colon = line.find(':');
-    if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
-    const std::string command = line.substr(8, colon - 8);
-    if (!entry_command(command)) continue;
-    const size_t at = line.find("calls=");
-    if (at != std::string::npos) calls += std::atof(line.c_str() + at + 6);
-  }
-  return calls;
-}
-
-// Leases (lease=auto) on one hot key: 8 synchronous callers on a
-// fixed_window limit far above their demand, leases off then on, twice:
-// Redis commands per decision (the store calls, from INFO commandstats) and
-// decisions per second.
-void lease(int seconds) {
-  constexpr int kCallers = 8;
-  for (int round = 0; round < 2; ++round) {
-    for (bool on : {false, true}) {
-      Store store(unique_prefix("lease" + std::to_string(round) + (on ? "on" : "off")));
-      std::vector<std::pair<std::string, std::string>> settings = {{"algorithm", "fixed_window"},
-                                                                   {"limit", "100000000/s"}};
-      if (on) settings.insert(settings.end(), {{"lease", "auto"}, {"lease_share", "1/100"}});
-      Limiter limiter(store.store, settings);
-      limiter.acquire("hot");
-      redis_cli({"CONFIG", "RESETSTAT"});
-      std::atomic<int64_t> decisions{0};
-      const auto start = SteadyClock::now();
-      const auto end = start + std::chrono::seconds(seconds);
-      std::vector<std::thread> threads;
-      for (int c = 0; c < kCallers; ++c) {
-        threads.emplace_back([&] {
-          int64_t mine = 0;
-          while (SteadyClock::now() < end) {
-            limiter.acquire("hot");
-            ++mine;
-          }
-          decisions += mine;
-        });
-      }
-      for (auto& t : threads) t.join();
-      const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
-      const double calls = server_calls();
-      std::printf(
-          "{\"bench\":\"lease\",\"round\":%d,\"lease\":\"%s\",\"decisions\":%lld,"
-          "\"store_calls_per_decision\":%.4f,\"decisions_per_s\":%.0f}\n",
-          round, on ? "auto" : "off", static_cast<long long>(decisions.load()),
-          calls / static_cast<double>(decisions), static_cast<double>(decisions) / elapsed);
-    }
-  }
-}
-
 // `callers` threads of synchronous gcra acquires over 4,096 keys, `n` in all,
 // on the store at `url`: each decision's time in us (sorted) and the rate.
 // `pause_s`: after one warm-up call, that long before the callers start.
@@ -1065,8 +1005,6 @@ int main(int argc, char** argv) {
     sliding_log(std::atoi(argv[2]), entries);
   } else if (mode == "deny-cache") {
     deny_cache(arg_int(argc, argv, 2, 3));
-  } else if (mode == "lease") {
-    lease(arg_int(argc, argv, 2, 3));
   } else if (mode == "cluster") {
     cluster(arg_int(argc, argv, 2, 20000));
   } else if (mode == "min-replicas") {
@@ -1089,7 +1027,7 @@ int main(int argc, char** argv) {
   } else {
     fail(
         "usage: rl_redis_bench [latency ALGORITHM [N] | throughput ALGORITHM [N] | "
-        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | lease [SECONDS] | "
+        "sliding-log CALLS ENTRIES... | idle-memory | deny-cache [SECONDS] | "
         "cluster [CALLS] | "
         "min-replicas [CALLS] | module-cost [CALLS] | module [CALLS] | "
         "sync-callers [THREADS [CALLS [PAUSE_S]]]]");
