@@ -181,7 +181,10 @@ impl Runner {
         for (i, step) in case.get("steps").map(Node::items).unwrap_or(&[]).iter().enumerate() {
             let process = int(step.get("process").unwrap(), "process")?;
             let Some(lim) = usize::try_from(process).ok().and_then(|p| lims.get(p)) else {
-                return Err(format!("bad case: step {}.process: {process} is not below processes ({processes})", i + 1));
+                return Err(format!(
+                    "bad case: step {}.process: {process} is not below processes ({processes})",
+                    i + 1
+                ));
             };
             self.run_step(mode, &store, lim, step).map_err(|e| format!("step {}: {e}", i + 1))?;
         }
