@@ -122,6 +122,9 @@ struct rl_store_info_v1 {
 static_assert(offsetof(rl_store_info, script_mode) == sizeof(rl_store_info_v1),
               "rl_store_info v2 must only add fields after the v1 ones");
 
+static_assert(offsetof(rl_store_stats, leases_taken) == 248 && sizeof(rl_store_stats) == 288,
+              "rl_store_stats v2 adds five counters after the 248 bytes of v1");
+
 size_t request_size(uint32_t version) {
   return version == 1 ? sizeof(rl_request_v1) : sizeof(rl_request);
 }
@@ -133,6 +136,10 @@ size_t decision_size(uint32_t version) {
 
 size_t store_info_size(uint32_t version) {
   return version == 1 ? sizeof(rl_store_info_v1) : sizeof(rl_store_info);
+}
+
+size_t store_stats_size(uint32_t version) {
+  return version == 1 ? offsetof(rl_store_stats, leases_taken) : sizeof(rl_store_stats);
 }
 
 // An rl_*_init: the *_INIT value of `version` (every field 0 or NULL but the
@@ -431,7 +438,13 @@ rl_status rl_store_get_stats(rl_store* store, rl_store_stats* out, rl_error** er
     filled.round_trip_p95_us = h.quantile(0.95);
     filled.round_trip_p99_us = h.quantile(0.99);
     filled.round_trip_max_us = h.max();
-    *out = filled;
+    const rl::LeaseCounts leases = view.stats->leases.snapshot();
+    filled.leases_taken = leases.leases_taken;
+    filled.lease_units_leased = leases.units_leased;
+    filled.lease_units_unused = leases.units_unused;
+    filled.lease_units_returned = leases.units_returned;
+    filled.lease_decisions = leases.decisions;
+    std::memcpy(static_cast<void*>(out), &filled, store_stats_size(out->version));
     return RL_OK;
   });
 }
@@ -666,7 +679,7 @@ rl_status rl_store_info_init(rl_store_info* info, uint32_t version, rl_error** e
 }
 
 rl_status rl_store_stats_init(rl_store_stats* stats, uint32_t version, rl_error** err) {
-  return init_versioned(stats, version, RL_STORE_STATS_VERSION, sizeof(rl_store_stats), "stats",
+  return init_versioned(stats, version, RL_STORE_STATS_VERSION, store_stats_size(version), "stats",
                         err);
 }
 

@@ -272,15 +272,29 @@ func runCase(schema *caseSchema, node *yaml.Node, url string) (problem string) {
 	for i := 0; i+1 < len(c["limiter"].Content); i += 2 {
 		settings = append(settings, Setting{c["limiter"].Content[i].Value, c["limiter"].Content[i+1].Value})
 	}
-	lim, err := store.Limiter(Config{Settings: settings})
-	if c["error"] != nil || err != nil {
-		if problem := checkError("limiter", err, text(c["error"]), text(c["message_contains"])); problem != "" || err != nil {
-			return problem
-		}
+	processes := toInt(c["processes"], "processes")
+	if processes < 1 || processes > 64 {
+		panic(badCase(fmt.Sprintf("processes: %d is not 1 to 64", processes)))
 	}
-	defer lim.Close()
+	// One limiter per process of the case, each its own (its own leases).
+	var lims []*Limiter
+	for p := int64(0); p < processes; p++ {
+		lim, err := store.Limiter(Config{Settings: settings})
+		if c["error"] != nil || err != nil {
+			if problem := checkError("limiter", err, text(c["error"]), text(c["message_contains"])); problem != "" || err != nil {
+				return problem
+			}
+		}
+		defer lim.Close()
+		lims = append(lims, lim)
+	}
 	for i, s := range c["steps"].Content {
-		if problem := runStep(ctx, schema, store, lim, fieldsOf(s)); problem != "" {
+		step := fieldsOf(s)
+		process := toInt(step["process"], "process")
+		if process < 0 || process >= processes {
+			panic(badCase(fmt.Sprintf("step %d.process: %d is not below processes (%d)", i+1, process, processes)))
+		}
+		if problem := runStep(ctx, schema, store, lims[process], step); problem != "" {
 			return fmt.Sprintf("step %d: %s", i+1, problem)
 		}
 	}
@@ -322,6 +336,9 @@ func runStep(ctx context.Context, schema *caseSchema, store *Store, lim *Limiter
 	if verb == "advance" {
 		err := store.AdvanceClock(time.Duration(toInt(s["advance"], "advance")) * time.Microsecond)
 		return checkError("advance", err, wantStatus, wantMessage)
+	}
+	if verb == "stats" {
+		return compareStats(store, fieldsOf(s["stats"]))
 	}
 	request := fieldsOf(s[verb])
 	key, err := keyOf(request)
@@ -367,6 +384,32 @@ func runStep(ctx context.Context, schema *caseSchema, store *Store, lim *Limiter
 	}
 	if s["allowed_count"] != nil && toInt(s["allowed_count"], "allowed_count") != allowed {
 		return fmt.Sprintf("%s: allowed_count = %d, want %s", verb, allowed, s["allowed_count"].Value)
+	}
+	return ""
+}
+
+// compareStats: "" when the counters listed in want match the store's
+// lease counters (Stats().Leases), by the format's names.
+func compareStats(store *Store, want map[string]*yaml.Node) string {
+	st, err := store.Stats()
+	if err != nil {
+		return "stats: " + err.Error()
+	}
+	got := map[string]uint64{
+		"leases_taken":         st.Leases.Taken,
+		"lease_units_leased":   st.Leases.UnitsLeased,
+		"lease_units_unused":   st.Leases.UnitsUnused,
+		"lease_units_returned": st.Leases.UnitsReturned,
+		"lease_decisions":      st.Leases.Decisions,
+	}
+	var diffs []string
+	for _, field := range []string{"leases_taken", "lease_units_leased", "lease_units_unused", "lease_units_returned", "lease_decisions"} {
+		if n := want[field]; n != nil && uint64(toInt(n, field)) != got[field] {
+			diffs = append(diffs, fmt.Sprintf("%s: expected %s, got %d", field, n.Value, got[field]))
+		}
+	}
+	if len(diffs) > 0 {
+		return "stats: " + strings.Join(diffs, ", ")
 	}
 	return ""
 }

@@ -8,7 +8,9 @@ package rl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -149,5 +151,45 @@ func TestStatsOfARedisStore(t *testing.T) {
 	}
 	if s.Metrics() != "" || s.Healthy() {
 		t.Fatal("a closed store has metrics or is healthy")
+	}
+}
+
+func TestStatsCountTheLeasesOfEveryLimiter(t *testing.T) {
+	s := openURL(t, "memory://?clock=manual")
+	settings := []Setting{{"algorithm", "fixed_window"}, {"limit", "10/s"}, {"lease", "auto"},
+		{"lease_threshold", "20"}, {"lease_share", "1/2"}}
+	one := newLimiter(t, s, Config{Settings: settings})
+	two := newLimiter(t, s, Config{Settings: settings})
+	allowed := uint64(0)
+	for i, lim := range []*Limiter{one, one, one, one, one, one, one, one, one, one, one, one, two, two, two} {
+		d, err := lim.Acquire(context.Background(), "k", 1)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if d.Allowed {
+			allowed++
+		}
+	}
+	if allowed > 10 {
+		t.Fatalf("%d allowed", allowed)
+	}
+	st := stats(t, s)
+	l := st.Leases
+	if l.Taken < 1 || l.UnitsLeased < l.Taken || l.Decisions < 1 || l.Decisions > l.UnitsLeased ||
+		l.UnitsReturned > l.UnitsUnused {
+		t.Fatalf("leases %+v", l)
+	}
+	if got := st.Decisions[SourceStore].Allowed; got != allowed {
+		t.Fatalf("store allowed %d, want %d: a decision from a slice is the store's", got, allowed)
+	}
+	if want := fmt.Sprintf("\nrl_lease_taken_total %d\n", l.Taken); !strings.Contains(s.Metrics(), want) {
+		t.Fatalf("metrics lack %q:\n%s", want, s.Metrics())
+	}
+	plain := openURL(t, "memory://")
+	if _, err := newLimiter(t, plain, Config{Limit: "5/s"}).Acquire(context.Background(), "k", 1); err != nil {
+		t.Fatal(err)
+	}
+	if l := stats(t, plain).Leases; l != (LeaseStats{}) {
+		t.Fatalf("leases without lease=auto: %+v", l)
 	}
 }

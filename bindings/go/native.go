@@ -217,6 +217,8 @@ type storeStats struct {
 	allowed, denied, failures  []uint64
 	roundTrips                 uint64
 	p50Us, p95Us, p99Us, maxUs int64
+	// leases_taken, lease_units_leased, _unused, _returned, lease_decisions
+	leases [5]uint64
 }
 
 func rlStoreGetStats(c *nativeStore) (storeStats, error) {
@@ -244,6 +246,8 @@ func rlStoreGetStats(c *nativeStore) (storeStats, error) {
 		p95Us:         int64(s.round_trip_p95_us),
 		p99Us:         int64(s.round_trip_p99_us),
 		maxUs:         int64(s.round_trip_max_us),
+		leases: [5]uint64{uint64(s.leases_taken), uint64(s.lease_units_leased),
+			uint64(s.lease_units_unused), uint64(s.lease_units_returned), uint64(s.lease_decisions)},
 	}, nil
 }
 

@@ -48,6 +48,20 @@ type Stats struct {
 	RoundTrips                               uint64
 	RoundTripP50, RoundTripP95, RoundTripP99 time.Duration
 	RoundTripMax                             time.Duration
+	// Leases of every limiter of the store (Config lease=auto).
+	Leases LeaseStats
+}
+
+// LeaseStats counts what the leases of a store's limiters did
+// (docs/algorithms.md, "Leases").
+type LeaseStats struct {
+	Taken         uint64 // slices the store granted
+	UnitsLeased   uint64 // units in them
+	UnitsUnused   uint64 // units left in slices when their lease ended
+	UnitsReturned uint64 // of those, units handed back to the store
+	// Decisions made from a slice with no store call (also counted in
+	// Decisions[SourceStore].Allowed).
+	Decisions uint64
 }
 
 // Healthy is true while the breaker is closed.
@@ -73,6 +87,8 @@ func (s *Store) Stats() (Stats, error) {
 		RoundTripP95:  time.Duration(c.p95Us) * time.Microsecond,
 		RoundTripP99:  time.Duration(c.p99Us) * time.Microsecond,
 		RoundTripMax:  time.Duration(c.maxUs) * time.Microsecond,
+		Leases: LeaseStats{Taken: c.leases[0], UnitsLeased: c.leases[1], UnitsUnused: c.leases[2],
+			UnitsReturned: c.leases[3], Decisions: c.leases[4]},
 	}
 	for i := 0; i < rlSourceCount && i < len(c.allowed); i++ {
 		out.Decisions[Source(i)] = Verdicts{Allowed: c.allowed[i], Denied: c.denied[i]}

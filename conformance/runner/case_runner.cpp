@@ -167,6 +167,13 @@ class CaseRun {
   }
 
  private:
+  // The case's `processes`: that many limiters on the one store.
+  size_t process_count() const {
+    const int64_t n = to_int(case_["processes"], "processes");
+    if (n < 1 || n > 64) throw BadCase("processes: " + std::to_string(n) + " is not 1 to 64");
+    return static_cast<size_t>(n);
+  }
+
   std::string open_store(const std::string& url, Store& store) {
     rl_store* raw = nullptr;
     const CallResult opened =
@@ -197,6 +204,13 @@ class CaseRun {
     const CallResult made =
         invoke([&](rl_error** err) { return rl_limiter_new(store_.get(), cfg.get(), &raw, err); });
     limiter_.reset(raw);
+    for (size_t p = 1; made.status == RL_OK && p < process_count(); ++p) {
+      rl_limiter* another = nullptr;
+      const CallResult also = invoke(
+          [&](rl_error** err) { return rl_limiter_new(store_.get(), cfg.get(), &another, err); });
+      processes_.emplace_back(another);
+      if (also.status != RL_OK) return also;
+    }
     if (made.status == RL_OK && alternate_store_) {
       rl_limiter* other = nullptr;
       const CallResult also = invoke([&](rl_error** err) {
@@ -212,12 +226,18 @@ class CaseRun {
     const std::string verb = schema_.verb_of(step);
     const std::string where = "step " + std::to_string(number) + " (" + verb + ")";
     const int64_t repeat = to_int(step["repeat"], where + ".repeat");
+    const int64_t process = to_int(step["process"], where + ".process");
+    if (process < 0 || static_cast<size_t>(process) >= process_count()) {
+      throw BadCase(where + ".process: " + std::to_string(process) + " is not below processes (" +
+                    std::to_string(process_count()) + ")");
+    }
+    if (verb == "stats") return check_stats(step[verb], where);
     if (repeat < 1) throw BadCase(where + ".repeat must be at least 1");
     int64_t allowed = 0;  // over the repeats, for allowed_count
     for (int64_t i = 1; i <= repeat; ++i) {
       const std::string at =
           repeat == 1 ? where : where + " #" + std::to_string(i) + " of " + std::to_string(repeat);
-      const CallResult r = call(verb, step[verb], at);
+      const CallResult r = call(verb, step[verb], at, static_cast<size_t>(process));
       if (std::string diff = compare_status(step, r); !diff.empty()) return at + ": " + diff;
       if (r.status != RL_OK) continue;
       if (r.decision.allowed) ++allowed;
@@ -245,7 +265,36 @@ class CaseRun {
     return "";
   }
 
-  CallResult call(const std::string& verb, const YAML::Node& args, const std::string& where) {
+  // The store's counters (both stores' with --alternate-url) against `want`.
+  std::string check_stats(const YAML::Node& want, const std::string& where) {
+    uint64_t got[5] = {};
+    for (const Store* store : {&store_, &alternate_store_}) {
+      if (!*store) continue;
+      rl_store_stats s{};
+      s.version = RL_STORE_STATS_VERSION;
+      const CallResult r =
+          invoke([&](rl_error** err) { return rl_store_get_stats(store->get(), &s, err); });
+      if (r.status != RL_OK) return where + ": " + status_name(r.status) + ": " + r.message;
+      const uint64_t each[5] = {s.leases_taken, s.lease_units_leased, s.lease_units_unused,
+                                s.lease_units_returned, s.lease_decisions};
+      for (size_t i = 0; i < 5; ++i) got[i] += each[i];
+    }
+    static const char* const names[5] = {"leases_taken", "lease_units_leased", "lease_units_unused",
+                                         "lease_units_returned", "lease_decisions"};
+    std::string diffs;
+    for (size_t i = 0; i < 5; ++i) {
+      if (!want[names[i]]) continue;
+      const int64_t expected = to_int(want[names[i]], where + "." + names[i]);
+      if (static_cast<uint64_t>(expected) != got[i]) {
+        diffs += (diffs.empty() ? "" : ", ") + std::string(names[i]) + ": expected " +
+                 std::to_string(expected) + ", got " + std::to_string(got[i]);
+      }
+    }
+    return diffs.empty() ? "" : where + ": " + diffs;
+  }
+
+  CallResult call(const std::string& verb, const YAML::Node& args, const std::string& where,
+                  size_t process) {
     if (verb == "advance") {
       const int64_t delta = to_int(args, where);
       if (alternate_store_) {
@@ -258,7 +307,7 @@ class CaseRun {
           [&](rl_error** err) { return rl_store_clock_advance(store_.get(), delta, err); });
     }
     const std::string key = key_of(args, where);
-    rl_limiter* lim = limiter_.get();
+    rl_limiter* lim = process == 0 ? limiter_.get() : processes_[process - 1].get();
     if (alternate_limiter_ && calls_++ % 2 == 1) lim = alternate_limiter_.get();
     if (verb == "reset") {
       return invoke(
@@ -286,6 +335,7 @@ class CaseRun {
   Store alternate_store_;  // --alternate-url: every other call goes here
   Limiter limiter_;        // declared after the stores: freed before them
   Limiter alternate_limiter_;
+  std::vector<Limiter> processes_;  // processes 1 to processes - 1 (0 is limiter_)
   int64_t calls_ = 0;
 };
 

@@ -8,7 +8,8 @@
 // two stores call by call (the module and the Lua path: docs/redis-module.md;
 // suppressed cases run on URL alone, their draws being each limiter's own,
 // and so do cases whose limiter leases: a slice is one limiter's own, and
-// the other store's limiter, like another process, holds none of it).
+// the other store's limiter, like another process, holds none of it;
+// and so do cases of several processes, each already a limiter of its own).
 #include <unistd.h>
 
 #include <chrono>
@@ -28,6 +29,13 @@ bool leases(const YAML::Node& c) {
   const YAML::Node limiter = c.IsMap() ? c["limiter"] : YAML::Node();
   return limiter.IsMap() && limiter["lease"] && limiter["lease"].IsScalar() &&
          limiter["lease"].Scalar() != "off";
+}
+
+// Whether a case runs several limiters (processes): each is its own, so the
+// case runs on URL alone as a leasing one does.
+bool several_processes(const YAML::Node& c) {
+  const YAML::Node processes = c.IsMap() ? c["processes"] : YAML::Node();
+  return processes && processes.IsScalar() && processes.Scalar() != "1";
 }
 
 struct Tally {
@@ -84,7 +92,8 @@ void run_file(const conformance::Schema& schema, const std::string& path,
     } else {
       try {
         const int number = tally.passed + tally.failed;
-        const bool alternates = !alternate_url.empty() && file != "suppressed.yaml" && !leases(c);
+        const bool alternates = !alternate_url.empty() && file != "suppressed.yaml" && !leases(c) &&
+                                !several_processes(c);
         failure = conformance::run_case(schema, c, case_url(base_url, number),
                                         alternates ? case_url(alternate_url, number) : "");
       } catch (const conformance::BadCase& e) {

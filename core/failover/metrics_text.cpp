@@ -74,6 +74,21 @@ std::string metrics_text(const StatsView& view) {
     out += "# TYPE rl_store_decides_with gauge\n";
     out += "rl_store_decides_with{with=\"" + label_value(view.decides_with) + "\"} 1\n";
   }
+  const LeaseCounts leases = view.stats->leases.snapshot();
+  const auto counter = [&out](const char* name, const char* help, uint64_t value) {
+    out += std::string("# HELP ") + name + " " + help + "\n";
+    out += std::string("# TYPE ") + name + " counter\n";
+    line(out, "%s %llu\n", name, static_cast<unsigned long long>(value));
+  };
+  counter("rl_lease_taken_total", "Lease slices the store granted to this store's limiters.",
+          leases.leases_taken);
+  counter("rl_lease_units_leased_total", "Units in the slices granted.", leases.units_leased);
+  counter("rl_lease_units_unused_total", "Units left in slices when their lease ended.",
+          leases.units_unused);
+  counter("rl_lease_units_returned_total", "Of the unused units, those handed back to the store.",
+          leases.units_returned);
+  counter("rl_lease_decisions_total", "Calls decided from a slice, with no store call.",
+          leases.decisions);
   if (view.has_round_trips) {
     const LatencyHistogram& h = view.stats->round_trips;
     out += "# HELP rl_store_round_trip_seconds Store round trips (quantiles within 12.5%).\n";

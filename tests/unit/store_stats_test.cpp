@@ -54,6 +54,65 @@ TEST(StoreStats, MetricsInOneAllocatingCall) {
   rl_string_free(nullptr);
 }
 
+// A hot key's slices (as in conformance/fixed_window.yaml): the store sums
+// its limiters' lease counts, in rl_store_stats and in the Prometheus text.
+TEST(StoreStats, LeasesOfEveryLimiterOfTheStore) {
+  auto store = rl_test::open_manual_store();
+  const rl_test::SettingList settings = {{"algorithm", "fixed_window"},
+                                         {"limit", "10/s"},
+                                         {"lease", "auto"},
+                                         {"lease_threshold", "20"},
+                                         {"lease_share", "1/2"}};
+  auto one = rl_test::make_limiter(store.get(), settings);
+  auto two = rl_test::make_limiter(store.get(), settings);
+  int allowed = 0;
+  for (int i = 0; i < 12; ++i) allowed += rl_test::acquire(one.get(), "k", 1).allowed;
+  for (int i = 0; i < 3; ++i) allowed += rl_test::acquire(two.get(), "k", 1).allowed;
+  EXPECT_LE(allowed, 10);
+  rl_store_stats stats = RL_STORE_STATS_INIT;
+  ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);
+  EXPECT_GE(stats.leases_taken, 1u);
+  EXPECT_GE(stats.lease_units_leased, stats.leases_taken);
+  EXPECT_GE(stats.lease_decisions, 1u);
+  EXPECT_LE(stats.lease_decisions, stats.lease_units_leased);
+  EXPECT_LE(stats.lease_units_returned, stats.lease_units_unused);
+  EXPECT_EQ(stats.allowed[RL_SOURCE_STORE], static_cast<uint64_t>(allowed))
+      << "a decision from a slice counts as the store's";
+
+  char* text = rl_store_metrics(store.get());
+  ASSERT_NE(text, nullptr);
+  const std::string metrics(text);
+  rl_string_free(text);
+  EXPECT_NE(metrics.find("rl_lease_taken_total " + std::to_string(stats.leases_taken) + "\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(
+      metrics.find("rl_lease_decisions_total " + std::to_string(stats.lease_decisions) + "\n"),
+      std::string::npos);
+  for (const char* name : {"rl_lease_units_leased_total", "rl_lease_units_unused_total",
+                           "rl_lease_units_returned_total"}) {
+    EXPECT_NE(metrics.find(std::string("# TYPE ") + name + " counter\n"), std::string::npos)
+        << name;
+  }
+}
+
+// A caller built against the version-1 rl.h has a smaller struct: rl fills
+// that much and not a byte past it.
+TEST(StoreStats, VersionOneCallersGetTheirStructOnly) {
+  auto store = rl_test::open_manual_store();
+  auto lim = rl_test::make_limiter(store.get(), {{"limit", "3/h"}});
+  rl_test::acquire(lim.get(), "k", 1);
+  rl_store_stats stats;
+  std::memset(&stats, 0xAB, sizeof stats);
+  ASSERT_EQ(rl_store_stats_init(&stats, 1, nullptr), RL_OK);
+  EXPECT_EQ(stats.leases_taken, 0xABABABABABABABABu) << "init wrote past a version 1 struct";
+  ASSERT_EQ(rl_store_get_stats(store.get(), &stats, nullptr), RL_OK);
+  EXPECT_EQ(stats.version, 1u);
+  EXPECT_EQ(stats.allowed[RL_SOURCE_STORE], 1u);
+  EXPECT_EQ(stats.leases_taken, 0xABABABABABABABABu) << "get_stats wrote past a version 1 struct";
+  EXPECT_EQ(stats.lease_decisions, 0xABABABABABABABABu);
+}
+
 TEST(StoreStats, BreakerStatesAreNamedByTheAbi) {
   EXPECT_STREQ(rl_breaker_state_name(RL_BREAKER_CLOSED), "closed");
   EXPECT_STREQ(rl_breaker_state_name(RL_BREAKER_OPEN), "open");

@@ -418,7 +418,7 @@ JNIEXPORT void JNICALL Java_dev_rl_Native_clockMove(JNIEnv* env, jclass cls, jlo
   throw_if_failed(env, status, err);
 }
 
-/* The store's statistics as a long[] (the order of Native.STAT_*). */
+/* The store's statistics as a long[], in the order StoreStats.of reads. */
 JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_storeStats(JNIEnv* env, jclass cls, jlong store) {
   (void)cls;
   rl_store_stats stats = RL_STORE_STATS_INIT;
@@ -437,7 +437,12 @@ JNIEXPORT jlongArray JNICALL Java_dev_rl_Native_storeStats(JNIEnv* env, jclass c
                     stats.round_trip_p50_us,
                     stats.round_trip_p95_us,
                     stats.round_trip_p99_us,
-                    stats.round_trip_max_us};
+                    stats.round_trip_max_us,
+                    (jlong)stats.leases_taken,
+                    (jlong)stats.lease_units_leased,
+                    (jlong)stats.lease_units_unused,
+                    (jlong)stats.lease_units_returned,
+                    (jlong)stats.lease_decisions};
   jsize count = (jsize)(sizeof values / sizeof values[0]);
   jlongArray array = (*env)->NewLongArray(env, count);
   if (array != NULL) (*env)->SetLongArrayRegion(env, array, 0, count, values);

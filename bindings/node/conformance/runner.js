@@ -147,6 +147,27 @@ function keyOf(request, where) {
   return '';
 }
 
+// The store's lease counters (store.stats().leases) by the format's names.
+const STATS_FIELDS = {
+  leases_taken: 'taken',
+  lease_units_leased: 'unitsLeased',
+  lease_units_unused: 'unitsUnused',
+  lease_units_returned: 'unitsReturned',
+  lease_decisions: 'decisions',
+};
+
+// '' when the counters listed in want match the store's.
+function compareStats(store, want, where) {
+  const leases = store.stats().leases;
+  const diffs = [];
+  for (const [field, text] of Object.entries(want)) {
+    const expected = toInt(text, `${where}.${field}`);
+    const got = leases[STATS_FIELDS[field]];
+    if (expected !== got) diffs.push(`${field}: expected ${expected}, got ${got}`);
+  }
+  return diffs.length === 0 ? '' : `${where}: ${diffs.join(', ')}`;
+}
+
 function call(store, limiter, verb, args, where) {
   if (verb === 'advance') {
     const delta = toInt(args, where);
@@ -158,10 +179,21 @@ function call(store, limiter, verb, args, where) {
   return outcomeOf(() => limiter[verb](key, cost));
 }
 
-async function runSteps(store, limiter, steps) {
+// limiters: one per process of the case, each its own (its own lease state).
+async function runSteps(store, limiters, steps) {
   for (const [index, step] of steps.entries()) {
     const verb = verbOf(step);
     const where = `step ${index + 1} (${verb})`;
+    const process = toInt(step.process, `${where}.process`);
+    if (!(process >= 0 && process < limiters.length)) {
+      throw new BadCase(`${where}.process: ${process} is not below processes (${limiters.length})`);
+    }
+    if (verb === 'stats') {
+      const diff = compareStats(store, step.stats, where);
+      if (diff) return diff;
+      continue;
+    }
+    const limiter = limiters[process];
     const repeat = toInt(step.repeat, `${where}.repeat`);
     if (!(repeat >= 1)) throw new BadCase(`${where}.repeat must be at least 1`);
     let allowed = 0; // over the repeats, for allowed_count
@@ -195,7 +227,9 @@ async function runCase(testCase, url, openOptions) {
   try {
     store.clock.set(toInt(testCase.clock, 'clock'));
     const setupFails = testCase.error !== undefined;
-    const made = await outcomeOf(async () => store.limiter(testCase.limiter));
+    const processes = toInt(testCase.processes, 'processes');
+    if (!(processes >= 1 && processes <= 64)) throw new BadCase(`processes: ${processes} is not 1 to 64`);
+    const made = await outcomeOf(async () => Array.from({ length: processes }, () => store.limiter(testCase.limiter)));
     const setupDiff = compareStatus(testCase, made);
     if (setupDiff) return `limiter: ${setupDiff}`;
     return setupFails ? '' : await runSteps(store, made.value, testCase.steps);

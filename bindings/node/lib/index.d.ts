@@ -50,6 +50,11 @@ export interface StoreStats {
   failures: Record<string, number>;
   /** Store round trips (none for memory://); quantiles are the upper bound of a bucket, within 12.5%. */
   roundTrip: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number };
+  /**
+   * Leases of every limiter of the store (lease=auto): slices taken, the units in them, the units
+   * left unused when a lease ended, of those the units handed back, and calls decided from a slice.
+   */
+  leases: { taken: number; unitsLeased: number; unitsUnused: number; unitsReturned: number; decisions: number };
 }
 
 /** A key: a string (its UTF-8 bytes) or raw bytes; 1 to maxKeyLength bytes. */

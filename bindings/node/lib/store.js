@@ -23,6 +23,7 @@ function statsOf(raw) {
     if (i !== 0) failures[name] = raw.failures[i] ?? 0;
   });
   const [p50, p95, p99, max] = raw.roundTripUs;
+  const [taken, unitsLeased, unitsUnused, unitsReturned, leaseDecisions] = raw.leases;
   return {
     healthy: raw.breakerState === 0,
     breaker: BREAKER_STATES[raw.breakerState] ?? `state_${raw.breakerState}`,
@@ -30,6 +31,7 @@ function statsOf(raw) {
     decisions,
     failures,
     roundTrip: { count: raw.roundTrips, p50Ms: ms(p50), p95Ms: ms(p95), p99Ms: ms(p99), maxMs: ms(max) },
+    leases: { taken, unitsLeased, unitsUnused, unitsReturned, decisions: leaseDecisions },
   };
 }
 
@@ -84,7 +86,9 @@ class Store {
    * after close): { healthy, breaker: 'closed' | 'open' | 'half_open',
    * breakerOpened, decisions: { store|fail_open|local: { allowed, denied } },
    * failures: { RL_E_TIMEOUT: n, ... }, roundTrip: { count, p50Ms, p95Ms,
-   * p99Ms, maxMs } }. Quantiles are within 12.5% (log-linear buckets).
+   * p99Ms, maxMs }, leases: { taken, unitsLeased, unitsUnused, unitsReturned,
+   * decisions } }. Quantiles are within 12.5% (log-linear buckets); leases
+   * sum every limiter of the store (lease=auto, docs/algorithms.md).
    */
   stats() {
     return statsOf(native.storeGetStats(this.#handle));

@@ -311,6 +311,9 @@ Napi::Value Store::GetStats(const Napi::CallbackInfo& info) {
     us.Set(i, Napi::Number::New(env, static_cast<double>(quantiles[i])));
   }
   out.Set("roundTripUs", us);
+  const uint64_t leases[] = {stats.leases_taken, stats.lease_units_leased, stats.lease_units_unused,
+                             stats.lease_units_returned, stats.lease_decisions};
+  out.Set("leases", NumberArray(env, leases, std::size(leases)));
   return out;
 }
 

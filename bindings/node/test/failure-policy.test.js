@@ -97,3 +97,28 @@ test('memory:// has no round trips, and decisions come from the store', async (t
   assert.equal(stats.roundTrip.count, 0);
   assert.equal(store.isHealthy(), true);
 });
+
+test('stats() counts the leases of every limiter of the store', async (t) => {
+  const store = await rl.open('memory://?clock=manual');
+  t.after(() => store.close());
+  const settings = { algorithm: 'fixed_window', limit: '10/s', lease: 'auto', leaseThreshold: '20', leaseShare: '1/2' };
+  const one = store.limiter(settings);
+  const two = store.limiter(settings);
+  let allowed = 0;
+  for (let i = 0; i < 12; i++) allowed += (await one.acquire('k')).allowed ? 1 : 0;
+  for (let i = 0; i < 3; i++) allowed += (await two.acquire('k')).allowed ? 1 : 0;
+  assert.ok(allowed <= 10, `${allowed} allowed`);
+  const { leases, decisions } = store.stats();
+  assert.ok(leases.taken >= 1 && leases.unitsLeased >= leases.taken, JSON.stringify(leases));
+  assert.ok(leases.decisions >= 1 && leases.decisions <= leases.unitsLeased, JSON.stringify(leases));
+  assert.ok(leases.unitsReturned <= leases.unitsUnused, JSON.stringify(leases));
+  assert.equal(decisions.store.allowed, allowed, 'a decision from a slice counts as the store\'s');
+  assert.match(store.metrics(), new RegExp(`^rl_lease_taken_total ${leases.taken}$`, 'm'));
+});
+
+test('memory:// without leases counts none', async (t) => {
+  const store = await rl.open('memory://');
+  t.after(() => store.close());
+  await store.limiter({ limit: '5/s' }).acquire('k');
+  assert.deepEqual(store.stats().leases, { taken: 0, unitsLeased: 0, unitsUnused: 0, unitsReturned: 0, decisions: 0 });
+});

@@ -145,6 +145,27 @@ def key_of(request: dict, where: str) -> str | bytes:
     return request.get("key", "")
 
 
+# The store's lease counters (Store.stats().leases) by the format's names.
+STATS_FIELDS = {
+    "leases_taken": "taken",
+    "lease_units_leased": "units_leased",
+    "lease_units_unused": "units_unused",
+    "lease_units_returned": "units_returned",
+    "lease_decisions": "decisions",
+}
+
+
+def compare_stats(store: rl.Store, want: dict, where: str) -> str:
+    """'' when the counters listed in want match the store's."""
+    leases = store.stats().leases
+    diffs = []
+    for field, text in want.items():
+        expected, got = to_int(text, f"{where}.{field}"), getattr(leases, STATS_FIELDS[field])
+        if expected != got:
+            diffs.append(f"{field}: expected {expected}, got {got}")
+    return f"{where}: {', '.join(diffs)}" if diffs else ""
+
+
 class Runner:
     def __init__(self, use_async: bool) -> None:
         self.use_async = use_async
@@ -169,10 +190,20 @@ class Runner:
         except rl.RateLimitError as failure:
             return None, failure
 
-    async def steps(self, store: rl.Store, limiter: rl.Limiter, steps: list) -> str:
+    async def steps(self, store: rl.Store, limiters: list, steps: list) -> str:
+        """limiters: one per process of the case, each its own (its own leases)."""
         for number, step in enumerate(steps, 1):
             verb = verb_of(step)
             where = f"step {number} ({verb})"
+            process = to_int(step["process"], f"{where}.process")
+            if not 0 <= process < len(limiters):
+                raise BadCase(f"{where}.process: {process} is not below processes ({len(limiters)})")
+            if verb == "stats":
+                diff = compare_stats(store, step["stats"], where)
+                if diff:
+                    return diff
+                continue
+            limiter = limiters[process]
             repeat = to_int(step["repeat"], f"{where}.repeat")
             if repeat < 1:
                 raise BadCase(f"{where}.repeat must be at least 1")
@@ -211,15 +242,18 @@ class Runner:
         with store:
             store.clock_set(to_int(case["clock"], "clock"))
             setup_fails = "error" in case
-            limiter, failure = None, None
+            processes = to_int(case["processes"], "processes")
+            if not 1 <= processes <= 64:
+                raise BadCase(f"processes: {processes} is not 1 to 64")
+            limiters, failure = [], None
             try:
-                limiter = store.limiter(**case["limiter"])
+                limiters = [store.limiter(**case["limiter"]) for _ in range(processes)]
             except rl.RateLimitError as e:
                 failure = e
             diff = compare_status(case, failure)
             if diff:
                 return f"limiter: {diff}"
-            return "" if setup_fails else await self.steps(store, limiter, case["steps"])
+            return "" if setup_fails else await self.steps(store, limiters, case["steps"])
 
 
 def case_url(base: str, n: int) -> str:

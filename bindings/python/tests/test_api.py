@@ -145,6 +145,26 @@ def test_stats_and_metrics_on_redis(redis_url, prefix):
         assert text.startswith("#") and "rl_" in text
 
 
+def test_stats_count_the_leases_of_every_limiter():
+    with rl.open("memory://?clock=manual") as store:
+        settings = dict(algorithm="fixed_window", limit="10/s", lease="auto")
+        settings.update(lease_threshold="20", lease_share="1/2")
+        one, two = store.limiter(**settings), store.limiter(**settings)
+        allowed = sum(one.acquire("k").allowed for _ in range(12))
+        allowed += sum(two.acquire("k").allowed for _ in range(3))
+        assert allowed <= 10
+        stats = store.stats()
+        leases = stats.leases
+        assert leases.taken >= 1 and leases.units_leased >= leases.taken, leases
+        assert 1 <= leases.decisions <= leases.units_leased, leases
+        assert leases.units_returned <= leases.units_unused, leases
+        assert stats.decisions[rl.Source.STORE].allowed == allowed
+        assert f"\nrl_lease_taken_total {leases.taken}\n" in store.metrics()
+    with rl.open("memory://") as store:
+        store.limiter(limit="5/s").acquire("k")
+        assert store.stats().leases == rl.Leases(0, 0, 0, 0, 0)
+
+
 def test_credentials_never_show(redis_url):
     url = os.environ.get("RL_TEST_REDIS_PASSWORD_URL")
     if not url:

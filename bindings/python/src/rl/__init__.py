@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedError,
 )
 from .limiter import Limiter
-from .stats import RoundTrips, StoreStats, Verdicts
+from .stats import Leases, RoundTrips, StoreStats, Verdicts
 from .store import DecidesWith, SettingInfo, Store, aopen, open, setting_infos, settings
 
 #: Longest key in bytes.
@@ -53,6 +53,7 @@ __all__ = [
     "StoreStats",
     "Verdicts",
     "RoundTrips",
+    "Leases",
     "RateLimitError",
     "InvalidArgumentError",
     "StoreTimeoutError",

@@ -78,6 +78,11 @@ class rl_store_stats:
     round_trip_p95_us: int
     round_trip_p99_us: int
     round_trip_max_us: int
+    leases_taken: int  # version 2
+    lease_units_leased: int
+    lease_units_unused: int
+    lease_units_returned: int
+    lease_decisions: int
 
 def rl_store_stats_init(stats: rl_store_stats, version: int) -> None: ...
 def rl_store_get_stats(store: _Handle, stats: rl_store_stats) -> None: ...

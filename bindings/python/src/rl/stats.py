@@ -29,6 +29,17 @@ class RoundTrips:
 
 
 @dataclass(frozen=True, slots=True)
+class Leases:
+    """Leases of every limiter of the store (lease="auto", docs/algorithms.md)."""
+
+    taken: int  # slices the store granted
+    units_leased: int  # units in them
+    units_unused: int  # units left in slices when their lease ended
+    units_returned: int  # of those, units handed back to the store
+    decisions: int  # calls decided from a slice, with no store call
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     healthy: bool  # the circuit breaker is closed (always for memory://)
     breaker: str  # "closed", "open" or "half_open"
@@ -36,6 +47,7 @@ class StoreStats:
     decisions: Dict[Source, Verdicts]
     failures: Dict[str, int]  # calls that failed, by status name
     round_trips: RoundTrips
+    leases: Leases
 
 
 def of_store(handle: Any) -> StoreStats:
@@ -52,4 +64,11 @@ def of_store(handle: Any) -> StoreStats:
         decisions={source: Verdicts(allowed[i], denied[i]) for i, source in enumerate(Source)},
         failures={name: failures[code] for code, name in STATUS_NAMES.items() if code != 0},
         round_trips=RoundTrips(s.round_trips, *(us / 1_000_000 for us in quantiles)),
+        leases=Leases(
+            s.leases_taken,
+            s.lease_units_leased,
+            s.lease_units_unused,
+            s.lease_units_returned,
+            s.lease_decisions,
+        ),
     )

@@ -77,7 +77,7 @@ pub const RL_BREAKER_OPEN: rl_breaker_state = 1;
 pub const RL_BREAKER_HALF_OPEN: rl_breaker_state = 2;
 
 pub const RL_BREAKER_STATE_COUNT: usize = 3;
-pub const RL_STORE_STATS_VERSION: u32 = 1;
+pub const RL_STORE_STATS_VERSION: u32 = 2;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct rl_store_stats {
@@ -92,6 +92,11 @@ pub struct rl_store_stats {
     pub round_trip_p95_us: i64,
     pub round_trip_p99_us: i64,
     pub round_trip_max_us: i64,
+    pub leases_taken: u64,
+    pub lease_units_leased: u64,
+    pub lease_units_unused: u64,
+    pub lease_units_returned: u64,
+    pub lease_decisions: u64,
 }
 
 pub const RL_NODE_BREAKER_VERSION: u32 = 1;

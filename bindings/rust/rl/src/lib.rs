@@ -34,7 +34,7 @@ pub use decision::{Decision, Source};
 pub use error::{Error, Result};
 pub use headers::{render_headers, Headers};
 pub use limiter::{Limit, Limiter, Request};
-pub use stats::{BreakerState, NodeBreaker, StoreStats, Verdicts};
+pub use stats::{BreakerState, LeaseStats, NodeBreaker, StoreStats, Verdicts};
 pub use store::{Store, StoreInfo};
 
 /// The version of the librl linked in ("1.7.0").

@@ -83,6 +83,24 @@ pub struct StoreStats {
     pub round_trip_p95: Duration,
     pub round_trip_p99: Duration,
     pub round_trip_max: Duration,
+    /// Leases of every limiter of the store (`lease=auto`).
+    pub leases: LeaseStats,
+}
+
+/// What the leases of a store's limiters did (docs/algorithms.md, "Leases").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeaseStats {
+    /// Slices the store granted.
+    pub taken: u64,
+    /// Units in them.
+    pub units_leased: u64,
+    /// Units left in slices when their lease ended.
+    pub units_unused: u64,
+    /// Of those, units handed back to the store.
+    pub units_returned: u64,
+    /// Calls decided from a slice with no store call (also counted in
+    /// `decisions(Source::Store).allowed`).
+    pub decisions: u64,
 }
 
 impl StoreStats {
@@ -140,6 +158,13 @@ impl Store {
             round_trip_p95: micros(raw.round_trip_p95_us),
             round_trip_p99: micros(raw.round_trip_p99_us),
             round_trip_max: micros(raw.round_trip_max_us),
+            leases: LeaseStats {
+                taken: raw.leases_taken,
+                units_leased: raw.lease_units_leased,
+                units_unused: raw.lease_units_unused,
+                units_returned: raw.lease_units_returned,
+                decisions: raw.lease_decisions,
+            },
         })
     }
 

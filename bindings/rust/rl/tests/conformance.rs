@@ -122,6 +122,9 @@ impl Runner {
             let r = store.advance_clock_us(int(s.get("advance").unwrap(), "advance")?);
             return check_error("advance", r.as_ref().map(|_| ()), want_status, want_message);
         }
+        if verb == "stats" {
+            return compare_stats(store, s.get("stats").unwrap());
+        }
         let request = s.get(verb).unwrap();
         let key = key_of(request)?;
         let cost = match request.get("cost") {
@@ -159,19 +162,61 @@ impl Runner {
         for (k, v) in case.get("limiter").unwrap().entries() {
             cfg = cfg.setting(k.clone(), v.text());
         }
-        let lim = store.limiter(&cfg);
-        if case.get("error").is_some() || lim.is_err() {
-            check_error("limiter", lim.as_ref().map(|_| ()), case.str("error"), case.str("message_contains"))?;
-            if lim.is_err() {
-                return Ok(());
-            }
+        let processes = int(case.get("processes").unwrap(), "processes")?;
+        if !(1..=64).contains(&processes) {
+            return Err(format!("bad case: processes: {processes} is not 1 to 64"));
         }
-        let lim = lim.unwrap();
+        // One limiter per process of the case, each its own (its own leases).
+        let mut lims = Vec::new();
+        for _ in 0..processes {
+            let lim = store.limiter(&cfg);
+            if case.get("error").is_some() || lim.is_err() {
+                check_error("limiter", lim.as_ref().map(|_| ()), case.str("error"), case.str("message_contains"))?;
+                if lim.is_err() {
+                    return Ok(());
+                }
+            }
+            lims.push(lim.unwrap());
+        }
         for (i, step) in case.get("steps").map(Node::items).unwrap_or(&[]).iter().enumerate() {
-            self.run_step(mode, &store, &lim, step).map_err(|e| format!("step {}: {e}", i + 1))?;
+            let process = int(step.get("process").unwrap(), "process")?;
+            let Some(lim) = usize::try_from(process).ok().and_then(|p| lims.get(p)) else {
+                return Err(format!(
+                    "bad case: step {}.process: {process} is not below processes ({processes})",
+                    i + 1
+                ));
+            };
+            self.run_step(mode, &store, lim, step).map_err(|e| format!("step {}: {e}", i + 1))?;
         }
         store.close();
         Ok(())
+    }
+}
+
+/// The store's lease counters (`StoreStats::leases`) against `want`, by the
+/// format's names.
+fn compare_stats(store: &Store, want: &Node) -> Result<(), String> {
+    let l = store.stats().map_err(|e| format!("stats: {e}"))?.leases;
+    let got = [
+        ("leases_taken", l.taken),
+        ("lease_units_leased", l.units_leased),
+        ("lease_units_unused", l.units_unused),
+        ("lease_units_returned", l.units_returned),
+        ("lease_decisions", l.decisions),
+    ];
+    let mut diffs = Vec::new();
+    for (field, value) in got {
+        if let Some(n) = want.get(field) {
+            let expected = int(n, field)?;
+            if u64::try_from(expected).ok() != Some(value) {
+                diffs.push(format!("{field}: expected {expected}, got {value}"));
+            }
+        }
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("stats: {}", diffs.join(", ")))
     }
 }
 

@@ -63,3 +63,31 @@ fn an_unreachable_redis_counts_its_failures_by_status() {
     let breakers = s.node_breakers().unwrap();
     assert_eq!(breakers.iter().map(|b| b.node.as_str()).collect::<Vec<_>>(), ["127.0.0.1:1"]);
 }
+
+#[test]
+fn memory_stats_count_the_leases_of_every_limiter() {
+    let s = Store::open("memory://?clock=manual").unwrap();
+    let cfg = LimiterConfig::new("10/s")
+        .algorithm(Algorithm::FixedWindow)
+        .setting("lease", "auto")
+        .setting("lease_threshold", "20")
+        .setting("lease_share", "1/2");
+    let (one, two) = (s.limiter(&cfg).unwrap(), s.limiter(&cfg).unwrap());
+    let mut allowed = 0u64;
+    for lim in std::iter::repeat(&one).take(12).chain(std::iter::repeat(&two).take(3)) {
+        allowed += u64::from(lim.acquire_blocking("k", 1).unwrap().allowed);
+    }
+    assert!(allowed <= 10, "{allowed} allowed");
+    let st = s.stats().unwrap();
+    let l = st.leases;
+    assert!(l.taken >= 1 && l.units_leased >= l.taken, "{l:?}");
+    assert!(l.decisions >= 1 && l.decisions <= l.units_leased, "{l:?}");
+    assert!(l.units_returned <= l.units_unused, "{l:?}");
+    assert_eq!(st.decisions(Source::Store).allowed, allowed, "a decision from a slice is the store's");
+    let metrics = s.metrics().unwrap();
+    assert!(metrics.contains(&format!("\nrl_lease_taken_total {}\n", l.taken)), "{metrics}");
+
+    let plain = Store::open("memory://").unwrap();
+    plain.limiter(&LimiterConfig::new("5/s")).unwrap().acquire_blocking("k", 1).unwrap();
+    assert_eq!(plain.stats().unwrap().leases, rl::LeaseStats::default());
+}

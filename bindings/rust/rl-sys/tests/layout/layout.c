@@ -66,6 +66,14 @@ int main(void) {
          offsetof(rl_store_stats, round_trip_p99_us));
   printf("offset rl_store_stats.round_trip_max_us %zu\n",
          offsetof(rl_store_stats, round_trip_max_us));
+  printf("offset rl_store_stats.leases_taken %zu\n", offsetof(rl_store_stats, leases_taken));
+  printf("offset rl_store_stats.lease_units_leased %zu\n",
+         offsetof(rl_store_stats, lease_units_leased));
+  printf("offset rl_store_stats.lease_units_unused %zu\n",
+         offsetof(rl_store_stats, lease_units_unused));
+  printf("offset rl_store_stats.lease_units_returned %zu\n",
+         offsetof(rl_store_stats, lease_units_returned));
+  printf("offset rl_store_stats.lease_decisions %zu\n", offsetof(rl_store_stats, lease_decisions));
   printf("value RL_NODE_BREAKER_VERSION %lld\n", (long long)RL_NODE_BREAKER_VERSION);
   printf("size rl_node_breaker %zu\n", sizeof(rl_node_breaker));
   printf("offset rl_node_breaker.version %zu\n", offsetof(rl_node_breaker, version));

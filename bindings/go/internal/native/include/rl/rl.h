@@ -275,8 +275,9 @@ typedef enum rl_breaker_state {
  * for a value that is not a state. Static storage; thread-safe. */
 RL_API const char* rl_breaker_state_name(int state);
 
-#define RL_STORE_STATS_VERSION 1
-/* What a store has done since it opened. Counters never go down. */
+#define RL_STORE_STATS_VERSION 2
+/* What a store has done since it opened. Counters never go down. Sizes:
+ * version 1 is 248 bytes, version 2 is 288. */
 typedef struct rl_store_stats {
   uint32_t version;
   /* An rl_breaker_state; always RL_BREAKER_CLOSED for memory://. */
@@ -295,6 +296,17 @@ typedef struct rl_store_stats {
   int64_t round_trip_p95_us;
   int64_t round_trip_p99_us;
   int64_t round_trip_max_us;
+  /* Version 2: leases (docs/algorithms.md, "Leases"), summed over the
+   * store's limiters. Slices the store granted, the units in them, the
+   * units left in slices when their lease ended, of those the units handed
+   * back to the store, and the calls decided from a slice without a store
+   * call (also counted in allowed[RL_SOURCE_STORE]). A version-1 struct
+   * ends at round_trip_max_us: rl writes only that much of it. */
+  uint64_t leases_taken;
+  uint64_t lease_units_leased;
+  uint64_t lease_units_unused;
+  uint64_t lease_units_returned;
+  uint64_t lease_decisions;
 } rl_store_stats;
 
 /* Initialises an rl_store_stats: `rl_store_stats s = RL_STORE_STATS_INIT;`

@@ -274,14 +274,45 @@ final class ConformanceRunner {
       boolean setupFails = c.body().containsKey("error");
       Map<String, String> text = new LinkedHashMap<>();
       map(c.body().get("limiter"), "limiter").forEach((k, v) -> text.put(k, String.valueOf(v)));
-      Outcome made = outcome(() -> store.limiter(text));
-      String diff = compareStatus(c.body(), made);
-      if (!diff.isEmpty()) return "limiter: " + diff;
-      if (setupFails) return "";
-      try (RateLimiter limiter = (RateLimiter) made.value) {
-        return runSteps(store, limiter, c.body().get("steps"), mode);
+      long processes = toLong(c.body().get("processes"), "processes");
+      if (processes < 1 || processes > 64) {
+        throw new BadCase("processes: " + processes + " is not 1 to 64");
+      }
+      // One limiter per process of the case, each its own (its own leases).
+      List<RateLimiter> limiters = new ArrayList<>();
+      try {
+        Outcome made = null;
+        for (long p = 0; p < processes; p++) {
+          made = outcome(() -> store.limiter(text));
+          if (made.error != null) break;
+          limiters.add((RateLimiter) made.value);
+        }
+        String diff = compareStatus(c.body(), made);
+        if (!diff.isEmpty()) return "limiter: " + diff;
+        if (setupFails) return "";
+        return runSteps(store, limiters, c.body().get("steps"), mode);
+      } finally {
+        limiters.forEach(RateLimiter::close);
       }
     }
+  }
+
+  /** The store's lease counters (StoreStats.leases) by the format's names. */
+  private static String compareStats(Store store, Object wantNode, String where) {
+    StoreStats.Leases leases = store.stats().leases();
+    Map<String, Long> got = new LinkedHashMap<>();
+    got.put("leases_taken", leases.taken());
+    got.put("lease_units_leased", leases.unitsLeased());
+    got.put("lease_units_unused", leases.unitsUnused());
+    got.put("lease_units_returned", leases.unitsReturned());
+    got.put("lease_decisions", leases.decisions());
+    List<String> diffs = new ArrayList<>();
+    for (Map.Entry<String, Object> e : map(wantNode, where).entrySet()) {
+      long want = toLong(e.getValue(), where + "." + e.getKey());
+      long value = got.get(e.getKey());
+      if (want != value) diffs.add(e.getKey() + ": expected " + want + ", got " + value);
+    }
+    return diffs.isEmpty() ? "" : where + ": " + String.join(", ", diffs);
   }
 
   private record Outcome(Object value, RateLimitException error) {}
@@ -295,12 +326,23 @@ final class ConformanceRunner {
   }
 
   private static String runSteps(
-      Store store, RateLimiter limiter, Object stepsNode, Mode mode) {
+      Store store, List<RateLimiter> limiters, Object stepsNode, Mode mode) {
     List<?> steps = (List<?>) stepsNode;
     for (int index = 0; index < steps.size(); index++) {
       Map<String, Object> step = map(steps.get(index), "step " + (index + 1));
       String verb = verbOf(step);
       String where = "step " + (index + 1) + " (" + verb + ")";
+      long process = toLong(step.get("process"), where + ".process");
+      if (process < 0 || process >= limiters.size()) {
+        throw new BadCase(
+            where + ".process: " + process + " is not below processes (" + limiters.size() + ")");
+      }
+      if (verb.equals("stats")) {
+        String diff = compareStats(store, step.get("stats"), where);
+        if (!diff.isEmpty()) return diff;
+        continue;
+      }
+      RateLimiter limiter = limiters.get((int) process);
       long repeat = toLong(step.get("repeat"), "repeat");
       if (repeat < 1) throw new BadCase(where + ".repeat must be at least 1");
       long allowed = 0; // over the repeats, for allowed_count
