@@ -57,4 +57,11 @@ struct Redirect {
 };
 std::optional<Redirect> parse_redirect(std::string_view error_text);
 
+// A call of a batch that declares no keys (coalescer.h), refused by the
+// node before it touched anything: its key is not served there ("non
+// local key": the slot moved, or is moving and the key is not there), or
+// the cluster is down. Redis 7 and Valkey word both so.
+bool refused_in_batch(std::string_view error_text);
+bool down_in_batch(std::string_view error_text);
+
 }  // namespace rl::redis

@@ -14,6 +14,10 @@ const std::string& batch_function() {
   static const std::string name = std::string(function_library().name) + "_batch";
   return name;
 }
+const std::string& node_batch_function() {
+  static const std::string name = std::string(function_library().name) + "_node_batch";
+  return name;
+}
 
 void fail(std::vector<std::shared_ptr<ReplyHandler>>& dones, Code code, const std::string& why) {
   for (auto& done : dones) (*done)(Failure{code, why}, {});
@@ -160,11 +164,12 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
     const size_t to = std::min(batch.size(), from + kMaxPerFcall);
     const std::string count = std::to_string(to - from);
     std::vector<std::string_view> argv;
-    argv.reserve(3 + (to - from) * 5);
+    argv.reserve(4 + (to - from) * 5);
     std::deque<std::string> counts;  // the groups' counts: argv views them
+    const bool whole_node = lane.second == kWholeNode;
     // RL.BATCH key name now cost limits ... where the module is known to be
     // (the lane's first call, sent alone, found out).
-    if (runner_.has_module(*lane.first)) {
+    if (!whole_node && runner_.has_module(*lane.first)) {
       argv.push_back("RL.BATCH");
       for (size_t i = from; i < to; ++i) {
         ModuleRunner::append_batch(argv, batch[i].call);
@@ -175,7 +180,12 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
       continue;
     }
     argv.push_back("FCALL");
-    argv.push_back(batch_function());
+    if (whole_node) {  // FCALL node_batch 0 n key... group...: no declared keys
+      argv.push_back(node_batch_function());
+      argv.push_back("0");
+    } else {
+      argv.push_back(batch_function());
+    }
     argv.push_back(count);
     for (size_t i = from; i < to; ++i) {
       argv.push_back(batch[i].call.keys.at(0));

@@ -479,6 +479,73 @@ TEST(Cluster, ReshardingWhileCallsRunLosesNoCallAndCountsNoneTwice) {
             << " MOVED/ASK, all followed; " << errors.load() << " calls failed\n";
 }
 
+// FCALLs a master ran so far (INFO commandstats).
+int64_t fcalls_on(int port) {
+  std::istringstream in(cli(port, "info commandstats"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("cmdstat_fcall:calls=", 0) == 0) return std::stoll(line.substr(20));
+  }
+  return 0;
+}
+
+// Calls of many slots of one master from many callers leave together (one
+// FCALL of the node's batch, which declares no keys), and count exactly;
+// one key's slot moved under a store whose map is stale: its calls, refused
+// inside a batch ("non local key"), go again alone and follow MOVED.
+TEST(Cluster, OneMastersCallsOfEverySlotLeaveTogetherAndCountExactly) {
+  auto store = open_cluster("timeout_ms=5000");
+  constexpr int kLimit = 20;
+  constexpr int kThreads = 16;
+  constexpr int kAttempts = 40;
+  Limiter limiter(store, limiter_settings("gcra", std::to_string(kLimit) + "/1h"));
+  // Keys of distinct slots, all on one master.
+  const Node home = owner_of(slot_of("n0"));
+  std::vector<std::string> keys;
+  std::set<int> slots;
+  for (int i = 0; keys.size() < kThreads; ++i) {
+    const std::string key = "n" + std::to_string(i);
+    const int slot = slot_of(key);
+    if (slots.count(slot) == 0 && owner_of(slot).id == home.id) {
+      slots.insert(slot);
+      keys.push_back(key);
+    }
+  }
+  ASSERT_EQ(limiter.run(Op::acquire, keys[0], 1).code,
+            Code::ok);  // the map read, the library loaded
+  const Node away = other_master(home);
+  const int moved_slot = slot_of(keys[1]);
+  move_slot(moved_slot, home, away);  // the store's map still says home
+  const int64_t fcalls_before = fcalls_on(home.port);
+  std::vector<std::atomic<int>> admitted(keys.size());
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kAttempts; ++i) {
+        const Outcome o = limiter.run(Op::acquire, keys[static_cast<size_t>(t)], 1);
+        if (o.code != Code::ok) {
+          ++errors;
+          ADD_FAILURE() << o.message;
+        }
+        if (o.verdict.allowed) ++admitted[static_cast<size_t>(t)];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const int64_t fcalls = fcalls_on(home.port) - fcalls_before;
+  move_slot(moved_slot, away, home);  // back, for the other tests
+  EXPECT_EQ(errors.load(), 0);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    // keys[0] took one before the threads ran.
+    EXPECT_EQ(admitted[k].load(), k == 0 ? kLimit - 1 : kLimit) << keys[k];
+  }
+  const int decisions_home = (kThreads - 1) * kAttempts;  // keys[1] went away
+  EXPECT_LT(fcalls, decisions_home) << "calls of one master's slots did not coalesce";
+  std::cout << "[ figure ] " << kThreads << " callers on " << kThreads
+            << " slots of one master: " << decisions_home << " decisions there in " << fcalls
+            << " FCALLs (the moved key's refused calls among them)\n";
+}
+
 TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
   ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   auto store = open_cluster();
