@@ -49,9 +49,9 @@ count() {  # PID PORT NAME REQUESTS COMMAND...: instructions per request
   file=$(grep -l "^desc: Trigger: dump $3\$" "$out"/*.cg.* | head -1)
   echo $(($(sed -n 's/^summary: //p' "$file") / $4))
 }
-# The node batch: FCALL node_batch 0 32 key... gcra_acquire limits 32.
-batch=(FCALL "${library}_node_batch" 0 32)
-for i in $(seq 32); do batch+=("b$i:__rand_int__"); done
+# The node batch: FCALL node_batch 1 key1 32 key2... gcra_acquire limits 32.
+batch=(FCALL "${library}_node_batch" 1 "b1:__rand_int__" 32)
+for i in $(seq 2 32); do batch+=("b$i:__rand_int__"); done
 batch+=(gcra_acquire "$limits" 32)
 for where in plain cluster; do
   pid=$plain port=$plain_port

@@ -122,7 +122,8 @@ std::optional<Redirect> parse_redirect(std::string_view text) {
 }
 
 bool refused_in_batch(std::string_view text) {
-  return text.find("Script attempted to access a non local key") != std::string_view::npos;
+  return text == kNotRunInBatch ||
+         text.find("Script attempted to access a non local key") != std::string_view::npos;
 }
 
 bool down_in_batch(std::string_view text) {

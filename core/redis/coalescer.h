@@ -8,7 +8,7 @@
 // (script_mode; the module's batch is one RL.BATCH); with scripts every call
 // leaves as it comes. On Cluster a command's declared keys must share a
 // slot: the Lua calls of every slot of a node are one lane (kWholeNode),
-// whose batch declares no keys (node_batch.lua), so a node's calls leave
+// whose batch declares its first key only (node_batch.lua), so a node's calls leave
 // together however many nodes there are; RL.BATCH declares its keys, so
 // with the module each slot of a node is a lane.
 //

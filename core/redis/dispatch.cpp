@@ -178,7 +178,11 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
       continue;
     }
     Reply& r = replies[k];
-    if (r.is_error() && redirects < kMaxRedirects && refused_in_batch(r.text)) {
+    // A node batch declares its first key only: a node that lost the slot
+    // of another, or became a replica, refuses that call without MOVED.
+    const bool readonly = r.is_error() && starts_with_any(r.text, {"READONLY"});
+    if (r.is_error() && redirects < kMaxRedirects && (refused_in_batch(r.text) || readonly)) {
+      reread_map = reread_map || readonly;
       redirected.push_back({indices[k], nullptr, false, true});
       continue;
     }

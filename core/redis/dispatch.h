@@ -11,9 +11,10 @@
 //   a slot moves): the map is read again and the call waits kRetryDelay
 //   and goes again, while its deadline allows;
 // - a call of a coalesced batch that Redis refused for its key ("non local
-//   key": the batch declares no keys, coalescer.h) goes again alone, to
-//   be redirected as above (one redirect more); "the cluster is down" in
-//   such a call is CLUSTERDOWN.
+//   key": the batch declares its first key only, coalescer.h), or because
+//   the node became a replica (READONLY: the map is read again), goes again alone,
+//   to be redirected as above (one redirect more); "the cluster is down"
+//   in such a call is CLUSTERDOWN.
 // Only calls that did not run are sent again, so nothing is counted twice.
 #pragma once
 

@@ -489,7 +489,7 @@ int64_t fcalls_on(int port) {
 }
 
 // Calls of many slots of one master from many callers leave together (one
-// FCALL of the node's batch, which declares no keys), and count exactly;
+// FCALL of the node's batch, which declares one key), and count exactly;
 // one key's slot moved under a store whose map is stale: its calls, refused
 // inside a batch ("non local key"), go again alone and follow MOVED.
 TEST(Cluster, OneMastersCallsOfEverySlotLeaveTogetherAndCountExactly) {
@@ -566,6 +566,49 @@ TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
   // And back, so that the other tests find the cluster as it was.
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(remaining_after_acquire(limiter, key), 97);
+}
+
+// Many callers on a master that became a replica under a store whose map
+// is stale: their calls leave together as one node batch, which the
+// replica refuses whole (MOVED for its first key); each call follows it
+// (again if its own slot is elsewhere) and counts once.
+TEST(Cluster, CallsCoalescedOnAMasterThatFailedOverFollowItAndCountOnce) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
+  auto store = open_cluster("timeout_ms=5000");
+  constexpr int kLimit = 10;
+  constexpr int kThreads = 16;
+  constexpr int kAttempts = 20;
+  Limiter limiter(store, limiter_settings("gcra", std::to_string(kLimit) + "/1h"));
+  const Node master = owner_of(slot_of("fo0"));
+  std::vector<std::string> keys;
+  for (int i = 0; keys.size() < kThreads; ++i) {
+    const std::string key = "fo" + std::to_string(i);
+    if (holds(master, slot_of(key))) keys.push_back(key);
+  }
+  ASSERT_EQ(limiter.run(Op::peek, keys[0], 1).code, Code::ok);  // the map read
+  const Node replica = replica_of(master);
+  ASSERT_TRUE(wait_until([&] { return in_sync(replica.port); }, Ms(15000)));
+  ASSERT_TRUE(ask_to_take_over(replica.port, Steady::now() + std::chrono::seconds(30)));
+  std::vector<std::atomic<int>> admitted(keys.size());
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kAttempts; ++i) {
+        const Outcome o = limiter.run(Op::acquire, keys[static_cast<size_t>(t)], 1);
+        if (o.code != Code::ok) {
+          ++errors;
+          ADD_FAILURE() << o.message;
+        }
+        if (o.verdict.allowed) ++admitted[static_cast<size_t>(t)];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  for (size_t k = 0; k < keys.size(); ++k) EXPECT_EQ(admitted[k].load(), kLimit) << keys[k];
+  ASSERT_TRUE(promote(replica.port));  // settled
+  ASSERT_TRUE(promote(master.port));   // and back, for the other tests
 }
 
 TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
