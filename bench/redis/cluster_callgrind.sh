@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 n=2000
-ports=($(python3 "$root/scripts/lib/free-ports.py" 2))
+mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 2)
 plain_port=${ports[0]} cluster_port=${ports[1]}
 out=$(mktemp -d /tmp/rl-cluster-callgrind.XXXXXX)
 library=$(sed -n '1s/^"\(rl_[0-9a-f]*\)".*/\1/p' "$build/core/generated/redis_library.inc")

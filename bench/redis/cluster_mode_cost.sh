@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 calls=${2:-20000}
-ports=($(python3 "$root/scripts/lib/free-ports.py" 3))
+mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 3)
 out=$(mktemp -d /tmp/rl-cluster-mode.XXXXXX)
 pw=rl-cluster-mode
 pids=()
