@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 n=2000
-mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 2)
+mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 3)  # the third: the cluster bus
 plain_port=${ports[0]} cluster_port=${ports[1]}
 out=$(mktemp -d /tmp/rl-cluster-callgrind.XXXXXX)
 library=$(sed -n '1s/^"\(rl_[0-9a-f]*\)".*/\1/p' "$build/core/generated/redis_library.inc")
@@ -32,7 +32,8 @@ start() {  # NAME PORT OPTIONS...
 }
 start plain "$plain_port"
 plain=${servers[0]}
-start cluster "$cluster_port" --cluster-enabled yes --cluster-config-file "$out/nodes.conf"
+start cluster "$cluster_port" --cluster-enabled yes --cluster-config-file "$out/nodes.conf" \
+  --cluster-port "${ports[2]}"
 cluster=${servers[1]}
 redis-cli -p "$cluster_port" CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
 for _ in $(seq 300); do

@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 calls=${2:-20000}
-mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 3)
+mapfile -t ports < <(python3 "$root/scripts/lib/free-ports.py" 4)  # the fourth: the cluster bus
 out=$(mktemp -d /tmp/rl-cluster-mode.XXXXXX)
 pw=rl-cluster-mode
 pids=()
@@ -22,7 +22,8 @@ start() {  # PORT OPTIONS...
 }
 start "${ports[0]}"
 start "${ports[1]}" --requirepass "$pw"
-start "${ports[2]}" --requirepass "$pw" --cluster-enabled yes --cluster-config-file "$out/nodes.conf"
+start "${ports[2]}" --requirepass "$pw" --cluster-enabled yes --cluster-config-file "$out/nodes.conf" \
+  --cluster-port "${ports[3]}"
 redis-cli -p "${ports[2]}" -a "$pw" --no-auth-warning CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
 for _ in $(seq 300); do
   redis-cli -p "${ports[2]}" -a "$pw" --no-auth-warning CLUSTER INFO | grep -q 'cluster_state:ok' && break
