@@ -405,24 +405,54 @@ void throughput(const std::string& algorithm, int n) {
       algorithm.c_str(), n, ours, peer.per_second);
 }
 
-// INFO commandstats of one server, its script commands only (FCALL,
-// EVALSHA, EVAL): their time includes the commands their Lua calls, which
-// commandstats also lists on their own.
-struct CommandStats {
+// One server's counts over a run, from INFO commandstats, stats and cpu
+// (CONFIG RESETSTAT before; CPU, which it does not reset, as a difference):
+// counts that do not depend on the machine's load, beside the time.
+// Script commands (FCALL, EVALSHA, EVAL, RL.*): their time includes the
+// commands their Lua calls, which commandstats also lists on their own.
+struct NodeCounts {
   double usec = 0;
-  double script_calls = 0;  // one per decision, or per coalesced batch
+  double script_calls = 0;   // one per decision, or per coalesced batch
+  double called_by_lua = 0;  // GET, SET, ...: what the scripts' redis.call ran
+  double client_other = 0;   // CLUSTER, PING, ASKING, READONLY, FUNCTION, WAIT...
+  double bytes_in = 0;       // from clients (total_net_input_bytes)
+  double bytes_out = 0;      // to clients (total_net_output_bytes)
+  double cpu_seconds = 0;    // used_cpu_sys + used_cpu_user (process)
+  std::string other_names;   // the client_other commands, "name=calls,..."
 };
-CommandStats command_stats(const std::string& info) {
-  CommandStats stats;
+double info_number(const std::string& line, const std::string& field) {
+  const size_t at = line.find(field + "=");
+  return at == std::string::npos ? 0 : std::atof(line.c_str() + at + field.size() + 1);
+}
+NodeCounts node_counts(const std::string& info) {
+  NodeCounts counts;
   for (const std::string& line : lines_of(info)) {
     const size_t colon = line.find(':');
-    if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
-    const std::string command = line.substr(8, colon - 8);
-    if (command != "fcall" && command != "evalsha" && command != "eval") continue;
-    stats.usec += std::atof(line.c_str() + line.find("usec=") + 5);
-    stats.script_calls += std::atof(line.c_str() + line.find("calls=") + 6);
+    if (colon == std::string::npos) continue;
+    const std::string name = line.substr(0, colon);
+    const double value = std::atof(line.c_str() + colon + 1);
+    if (name == "total_net_input_bytes") counts.bytes_in = value;
+    if (name == "total_net_output_bytes") counts.bytes_out = value;
+    if (name == "used_cpu_sys" || name == "used_cpu_user") counts.cpu_seconds += value;
+    if (line.rfind("cmdstat_", 0) != 0) continue;
+    const std::string command = name.substr(8);
+    const double calls = info_number(line, "calls");
+    if (runs_others(command) || command.rfind("rl.", 0) == 0) {
+      counts.usec += info_number(line, "usec");
+      counts.script_calls += calls;
+    } else if (command.rfind("cluster", 0) == 0 || command == "ping" || command == "asking" ||
+               command == "readonly" || command.rfind("function", 0) == 0 || command == "wait" ||
+               command == "hello" || command.rfind("client", 0) == 0 || command == "select") {
+      counts.client_other += calls;
+      char entry[96];
+      std::snprintf(entry, sizeof entry, "%s%s=%.0f", counts.other_names.empty() ? "" : ",",
+                    command.c_str(), calls);
+      counts.other_names += entry;
+    } else if (command != "info" && command != "config|resetstat" && command != "auth") {
+      counts.called_by_lua += calls;  // the bench's own INFO, CONFIG and AUTH are left out
+    }
   }
-  return stats;
+  return counts;
 }
 
 std::vector<std::string> words(const std::string& text) {
@@ -502,31 +532,63 @@ void cluster(int n) {
           std::string(d.name).substr(0, 3) + std::to_string(callers) + "k" + std::to_string(keys);
       // Warm: the library loaded on every node, the connections made.
       decide_from(d.url + "prefix=" + unique_prefix("w" + tag) + options, callers, 2000, 4096);
-      for (const std::string& port : d.masters) cli_with(port, d.password, {"CONFIG", "RESETSTAT"});
+      std::vector<double> cpu_before;
+      for (const std::string& port : d.masters) {
+        cli_with(port, d.password, {"CONFIG", "RESETSTAT"});
+        cpu_before.push_back(node_counts(cli_with(port, d.password, {"INFO", "cpu"})).cpu_seconds);
+      }
       const double rate =
           decide_from(d.url + "prefix=" + unique_prefix(tag) + options, callers, n, keys);
-      std::vector<CommandStats> per_master;
-      double usec = 0;
-      double script_calls = 0;
-      for (const std::string& port : d.masters) {
-        per_master.push_back(command_stats(cli_with(port, d.password, {"INFO", "commandstats"})));
-        usec += per_master.back().usec;
-        script_calls += per_master.back().script_calls;
+      std::vector<NodeCounts> per_master;
+      NodeCounts sum;
+      for (size_t m = 0; m < d.masters.size(); ++m) {
+        per_master.push_back(node_counts(
+            cli_with(d.masters[m], d.password, {"INFO", "commandstats", "stats", "cpu"})));
+        NodeCounts& c = per_master.back();
+        c.cpu_seconds -= cpu_before[m];
+        sum.usec += c.usec;
+        sum.script_calls += c.script_calls;
+        sum.called_by_lua += c.called_by_lua;
+        sum.client_other += c.client_other;
+        sum.bytes_in += c.bytes_in;
+        sum.bytes_out += c.bytes_out;
+        sum.cpu_seconds += c.cpu_seconds;
       }
+      // Per master: its share of the script calls, and per decision of the
+      // whole run its commands, bytes and other commands.
       std::string shares;
+      std::string nodes;
       double largest = 0;
-      for (const CommandStats& m : per_master) {
-        largest = std::max(largest, script_calls > 0 ? m.script_calls / script_calls : 0.0);
-        char share[32];
-        std::snprintf(share, sizeof share, "%s%.3f", shares.empty() ? "" : ",",
-                      script_calls > 0 ? m.script_calls / script_calls : 0.0);
-        shares += share;
+      for (size_t m = 0; m < per_master.size(); ++m) {
+        const NodeCounts& c = per_master[m];
+        const double share = sum.script_calls > 0 ? c.script_calls / sum.script_calls : 0.0;
+        // The decisions' share: a batch is one script call of many
+        // decisions, but each decision runs its own Lua commands.
+        largest =
+            std::max(largest, sum.called_by_lua > 0 ? c.called_by_lua / sum.called_by_lua : share);
+        char entry[512];
+        std::snprintf(entry, sizeof entry, "%s%.3f", shares.empty() ? "" : ",", share);
+        shares += entry;
+        std::snprintf(entry, sizeof entry,
+                      "%s{\"port\":%s,\"script_calls\":%.0f,\"bytes_in_per_decision\":%.1f,"
+                      "\"bytes_out_per_decision\":%.1f,\"redis_us_per_decision\":%.2f,"
+                      "\"other\":\"%s\"}",
+                      nodes.empty() ? "" : ",", d.masters[m].c_str(), c.script_calls,
+                      c.bytes_in / n, c.bytes_out / n, c.usec / n, c.other_names.c_str());
+        nodes += entry;
       }
       std::printf(
           "{\"bench\":\"cluster\",\"deployment\":\"%s\",\"callers\":%d,\"keys\":%d,"
           "\"calls\":%d,\"masters\":%zu,\"redis_us_per_decision\":%.2f,\"per_second\":%.0f,"
-          "\"largest_master_share\":%.3f,\"master_shares_of_script_calls\":[%s]}\n",
-          d.name, callers, keys, n, d.masters.size(), usec / n, rate, largest, shares.c_str());
+          "\"decisions_per_script_call\":%.2f,\"lua_commands_per_decision\":%.2f,"
+          "\"other_commands_per_decision\":%.4f,\"bytes_in_per_decision\":%.1f,"
+          "\"bytes_out_per_decision\":%.1f,\"process_cpu_us_per_decision\":%.2f,"
+          "\"largest_master_share\":%.3f,\"master_shares_of_script_calls\":[%s],"
+          "\"per_master\":[%s]}\n",
+          d.name, callers, keys, n, d.masters.size(), sum.usec / n, rate,
+          sum.script_calls > 0 ? n / sum.script_calls : 0.0, sum.called_by_lua / n,
+          sum.client_other / n, sum.bytes_in / n, sum.bytes_out / n, sum.cpu_seconds * 1e6 / n,
+          largest, shares.c_str(), nodes.c_str());
     }
   }
 }

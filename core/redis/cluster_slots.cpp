@@ -121,4 +121,14 @@ std::optional<Redirect> parse_redirect(std::string_view text) {
   return r;
 }
 
+bool refused_in_batch(std::string_view text) {
+  return text == kNotRunInBatch ||
+         text.find("Script attempted to access a non local key") != std::string_view::npos;
+}
+
+bool down_in_batch(std::string_view text) {
+  return text.find("Script attempted to") != std::string_view::npos &&
+         text.find("while the cluster is down") != std::string_view::npos;
+}
+
 }  // namespace rl::redis

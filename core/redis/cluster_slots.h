@@ -57,4 +57,14 @@ struct Redirect {
 };
 std::optional<Redirect> parse_redirect(std::string_view error_text);
 
+// A call of a node batch (its first key declared only, coalescer.h), refused by the
+// node before it touched anything: its key is not served there ("non
+// local key": the slot moved, or is moving and the key is not there;
+// kNotRunInBatch: the batch was redirected for another call's key), or
+// the cluster is down. Redis 7 and Valkey word both so.
+bool refused_in_batch(std::string_view error_text);
+inline constexpr std::string_view kNotRunInBatch =
+    "ERR rl: not run: its node batch was redirected for another call's key";
+bool down_in_batch(std::string_view error_text);
+
 }  // namespace rl::redis

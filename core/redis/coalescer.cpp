@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "cluster_slots.h"
 #include "error.h"
 #include "resp.h"
 #include "sync_wake.h"
@@ -12,6 +13,10 @@ namespace {
 
 const std::string& batch_function() {
   static const std::string name = std::string(function_library().name) + "_batch";
+  return name;
+}
+const std::string& node_batch_function() {
+  static const std::string name = std::string(function_library().name) + "_node_batch";
   return name;
 }
 
@@ -160,11 +165,12 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
     const size_t to = std::min(batch.size(), from + kMaxPerFcall);
     const std::string count = std::to_string(to - from);
     std::vector<std::string_view> argv;
-    argv.reserve(3 + (to - from) * 5);
+    argv.reserve(5 + (to - from) * 5);
     std::deque<std::string> counts;  // the groups' counts: argv views them
+    const bool whole_node = lane.second == kWholeNode;
     // RL.BATCH key name now cost limits ... where the module is known to be
     // (the lane's first call, sent alone, found out).
-    if (runner_.has_module(*lane.first)) {
+    if (!whole_node && runner_.has_module(*lane.first)) {
       argv.push_back("RL.BATCH");
       for (size_t i = from; i < to; ++i) {
         ModuleRunner::append_batch(argv, batch[i].call);
@@ -175,10 +181,17 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
       continue;
     }
     argv.push_back("FCALL");
-    argv.push_back(batch_function());
-    argv.push_back(count);
+    if (whole_node) {  // FCALL node_batch 1 key1 n key2... group...: one declared key
+      argv.push_back(node_batch_function());
+      argv.push_back("1");
+      argv.push_back(batch[from].call.keys.at(0));
+      argv.push_back(count);
+    } else {
+      argv.push_back(batch_function());
+      argv.push_back(count);
+    }
     for (size_t i = from; i < to; ++i) {
-      argv.push_back(batch[i].call.keys.at(0));
+      if (!whole_node || i != from) argv.push_back(batch[i].call.keys.at(0));
       request.deadline = std::min(request.deadline, batch[i].deadline);
     }
     // lua/library.lua's groups: name, limits, n for n usual calls in a row
@@ -249,9 +262,16 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
         reply.type = Reply::Type::error;
         reply.text = "ERR unexpected reply to a batch of " + std::to_string(to - from);
       }
+      // A node batch redirected (MOVED, ASK) for its declared key, its
+      // first call's: that answer is the first call's alone; the others did
+      // not run and go again alone (an ASK for one key says nothing of the
+      // others, which may still be here).
+      const bool redirected_for_first =
+          lane.second == kWholeNode && !per_call && parse_redirect(reply.text).has_value();
       for (size_t i = from; i < to; ++i) {
         std::vector<Reply> one(1);
         one[0] = per_call ? std::move(reply.elements[i - from]) : reply;  // a command's error: each
+        if (redirected_for_first && i != from) one[0].text = std::string(kNotRunInBatch);
         (*(*calls)[i].done)(Failure{}, std::move(one));
       }
     }

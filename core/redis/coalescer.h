@@ -6,8 +6,11 @@
 // (tests/redis/coalescing_test.cpp). A call whose deadline is earlier than
 // that of some call in flight does not wait. Only with Functions or rl's Redis module
 // (script_mode; the module's batch is one RL.BATCH); with scripts every call
-// leaves as it comes. On Cluster a batch must keep to one slot (its keys are
-// declared), so each slot of a node is a lane.
+// leaves as it comes. On Cluster a command's declared keys must share a
+// slot: the Lua calls of every slot of a node are one lane (kWholeNode),
+// whose batch declares its first key only (node_batch.lua), so a node's calls leave
+// together however many nodes there are; RL.BATCH declares its keys, so
+// with the module each slot of a node is a lane.
 //
 // A lane has at most two requests in flight, pipelined on its connection:
 // what waits leaves at once when nothing is in flight, and as a second
@@ -46,7 +49,8 @@ class Coalescer {
   // Any thread; `done` gets one reply (or a failure), on the I/O thread.
   // Throws Code::shutdown like Connection::send for a call it sends alone;
   // the calls of a batch it sends then get the failure in their `done`.
-  // `slot`: the call's Cluster slot, 0 on a single node.
+  // `slot`: the call's Cluster slot (a module node's lane), kWholeNode
+  // for a Cluster node's Lua lane, 0 on a single node.
   void run(Connection& node, uint32_t slot, ScriptCall call, Deadline deadline, ReplyHandler done);
 
   // At most this many requests of one lane in flight.
@@ -54,6 +58,8 @@ class Coalescer {
   // A second request leaves only with at least this many calls: a pair of
   // tiny batches costs Redis more commands per decision than it hides.
   static constexpr size_t kMinSecond = 4;
+  // The lane of a Cluster node's Lua calls, whatever their slots.
+  static constexpr uint32_t kWholeNode = UINT32_MAX;
 
  private:
   // `done` is shared so that it is still here to be told when a send throws.

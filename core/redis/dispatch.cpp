@@ -105,6 +105,7 @@ void Dispatcher::send(const std::shared_ptr<Join>& join, const std::vector<Attem
   struct Group {
     Connection* node;
     bool asking;
+    bool alone;
     uint32_t slot;  // of its first call (the coalescer's lane)
     std::vector<size_t> indices;
   };
@@ -113,9 +114,13 @@ void Dispatcher::send(const std::shared_ptr<Join>& join, const std::vector<Attem
     uint32_t slot = 0;
     Connection* node = &topology_.node_for(join->calls[a.index].keys.at(0), slot);
     if (a.node != nullptr) node = a.node;
-    auto same = [&](const Group& g) { return g.node == node && g.asking == a.asking; };
+    auto same = [&](const Group& g) {
+      return g.node == node && g.asking == a.asking && g.alone == a.alone;
+    };
     auto it = std::find_if(groups.begin(), groups.end(), same);
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{node, a.asking, slot, {}});
+    if (it == groups.end()) {
+      it = groups.insert(groups.end(), Group{node, a.asking, a.alone, slot, {}});
+    }
     it->indices.push_back(a.index);
   }
   {
@@ -132,8 +137,10 @@ void Dispatcher::send(const std::shared_ptr<Join>& join, const std::vector<Attem
       on_replies(join, indices, *node, redirects, std::move(f), std::move(replies));
     };
     try {
-      if (calls.size() == 1 && coalescer_ != nullptr && !g.asking) {
-        coalescer_->run(*g.node, g.slot, std::move(calls[0]), join->deadline, std::move(handler));
+      if (calls.size() == 1 && coalescer_ != nullptr && !g.asking && !g.alone) {
+        // The Lua calls of every slot of the node leave together.
+        const uint32_t lane = scripts_.uses_module(*g.node) ? g.slot : Coalescer::kWholeNode;
+        coalescer_->run(*g.node, lane, std::move(calls[0]), join->deadline, std::move(handler));
       } else {
         scripts_.run(*g.node, std::move(calls), join->deadline, std::move(handler), g.asking);
       }
@@ -171,6 +178,14 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
       continue;
     }
     Reply& r = replies[k];
+    // A node batch declares its first key only: a node that lost the slot
+    // of another, or became a replica, refuses that call without MOVED.
+    const bool readonly = r.is_error() && starts_with_any(r.text, {"READONLY"});
+    if (r.is_error() && redirects < kMaxRedirects && (refused_in_batch(r.text) || readonly)) {
+      reread_map = reread_map || readonly;
+      redirected.push_back({indices[k], nullptr, false, true});
+      continue;
+    }
     if (r.is_error()) {
       const std::optional<Redirect> redirect = parse_redirect(r.text);
       if (redirect && redirects < kMaxRedirects) {
@@ -178,7 +193,8 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
           redirected.push_back({indices[k], to, redirect->kind == Redirect::Kind::ask});
           continue;
         }
-      } else if (redirect || starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"})) {
+      } else if (redirect || starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"}) ||
+                 down_in_batch(r.text)) {
         // Redirected too often (nodes that disagree while a slot moves),
         // or the cluster is busy: wait for it to settle.
         reread_map = true;

@@ -9,7 +9,12 @@
 // - TRYAGAIN, CLUSTERDOWN, a node known down (the call never left), or a
 //   call redirected kMaxRedirects times already (nodes that disagree while
 //   a slot moves): the map is read again and the call waits kRetryDelay
-//   and goes again, while its deadline allows.
+//   and goes again, while its deadline allows;
+// - a call of a coalesced batch that Redis refused for its key ("non local
+//   key": the batch declares its first key only, coalescer.h), or because
+//   the node became a replica (READONLY: the map is read again), goes again alone,
+//   to be redirected as above (one redirect more); "the cluster is down"
+//   in such a call is CLUSTERDOWN.
 // Only calls that did not run are sent again, so nothing is counted twice.
 #pragma once
 
@@ -72,6 +77,7 @@ class Dispatcher {
     size_t index;      // in Join::calls
     Connection* node;  // nullptr: where the slot map says
     bool asking;
+    bool alone = false;  // not coalesced: its own FCALL, which Redis redirects
   };
   struct Wait;
 

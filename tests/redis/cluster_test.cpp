@@ -479,6 +479,77 @@ TEST(Cluster, ReshardingWhileCallsRunLosesNoCallAndCountsNoneTwice) {
             << " MOVED/ASK, all followed; " << errors.load() << " calls failed\n";
 }
 
+// One thread per key, each acquiring its key `attempts` times at once with
+// the others: how many each admitted. Every call must succeed.
+std::vector<int> admitted_by_a_thread_per_key(Limiter& limiter,
+                                              const std::vector<std::string>& keys, int attempts) {
+  std::vector<std::atomic<int>> admitted(keys.size());
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < attempts; ++i) {
+        const Outcome o = limiter.run(Op::acquire, keys[k], 1);
+        if (o.code != Code::ok) ADD_FAILURE() << o.message;
+        if (o.verdict.allowed) ++admitted[k];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return {admitted.begin(), admitted.end()};
+}
+
+// FCALLs a master ran so far (INFO commandstats).
+int64_t fcalls_on(int port) {
+  std::istringstream in(cli(port, "info commandstats"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("cmdstat_fcall:calls=", 0) == 0) return std::stoll(line.substr(20));
+  }
+  return 0;
+}
+
+// Calls of many slots of one master from many callers leave together (one
+// FCALL of the node's batch, which declares one key), and count exactly;
+// one key's slot moved under a store whose map is stale: its calls, refused
+// inside a batch ("non local key"), go again alone and follow MOVED.
+TEST(Cluster, OneMastersCallsOfEverySlotLeaveTogetherAndCountExactly) {
+  // The Lua path (the node batch), even where the nodes load rl's module.
+  auto store = open_cluster("timeout_ms=5000&script_mode=functions");
+  constexpr int kLimit = 20;
+  constexpr int kThreads = 16;
+  constexpr int kAttempts = 40;
+  Limiter limiter(store, limiter_settings("gcra", std::to_string(kLimit) + "/1h"));
+  // Keys of distinct slots, all on one master.
+  const Node home = owner_of(slot_of("n0"));
+  std::vector<std::string> keys;
+  std::set<int> slots;
+  for (int i = 0; keys.size() < kThreads; ++i) {
+    const std::string key = "n" + std::to_string(i);
+    const int slot = slot_of(key);
+    if (slots.count(slot) == 0 && owner_of(slot).id == home.id) {
+      slots.insert(slot);
+      keys.push_back(key);
+    }
+  }
+  ASSERT_EQ(limiter.run(Op::acquire, keys[0], 1).code,
+            Code::ok);  // the map read, the library loaded
+  const Node away = other_master(home);
+  const int moved_slot = slot_of(keys[1]);
+  move_slot(moved_slot, home, away);  // the store's map still says home
+  const int64_t fcalls_before = fcalls_on(home.port);
+  const std::vector<int> admitted = admitted_by_a_thread_per_key(limiter, keys, kAttempts);
+  const int64_t fcalls = fcalls_on(home.port) - fcalls_before;
+  move_slot(moved_slot, away, home);  // back, for the other tests
+  for (size_t k = 0; k < keys.size(); ++k) {
+    // keys[0] took one before the threads ran.
+    EXPECT_EQ(admitted[k], k == 0 ? kLimit - 1 : kLimit) << keys[k];
+  }
+  const int decisions_home = (kThreads - 1) * kAttempts;  // keys[1] went away
+  EXPECT_LT(fcalls, decisions_home) << "calls of one master's slots did not coalesce";
+  std::cout << "[ figure ] " << kThreads << " callers on " << kThreads
+            << " slots of one master: " << decisions_home << " decisions there in " << fcalls
+            << " FCALLs (the moved key's refused calls among them)\n";
+}
+
 TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
   ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
   auto store = open_cluster();
@@ -499,6 +570,33 @@ TEST(Cluster, AManualFailoverIsFollowedWithNothingCountedTwice) {
   // And back, so that the other tests find the cluster as it was.
   ASSERT_TRUE(promote(master.port));
   EXPECT_EQ(remaining_after_acquire(limiter, key), 97);
+}
+
+// Many callers on a master that became a replica under a store whose map
+// is stale: their calls leave together as one node batch, which the
+// replica refuses whole (MOVED for its first key); each call follows it
+// (again if its own slot is elsewhere) and counts once.
+TEST(Cluster, CallsCoalescedOnAMasterThatFailedOverFollowItAndCountOnce) {
+  ASSERT_TRUE(wait_until(cluster_settled, Ms(15000)));
+  auto store = open_cluster("timeout_ms=5000&script_mode=functions");
+  constexpr int kLimit = 10;
+  constexpr int kThreads = 16;
+  constexpr int kAttempts = 20;
+  Limiter limiter(store, limiter_settings("gcra", std::to_string(kLimit) + "/1h"));
+  const Node master = owner_of(slot_of("fo0"));
+  std::vector<std::string> keys;
+  for (int i = 0; keys.size() < kThreads; ++i) {
+    const std::string key = "fo" + std::to_string(i);
+    if (holds(master, slot_of(key))) keys.push_back(key);
+  }
+  ASSERT_EQ(limiter.run(Op::peek, keys[0], 1).code, Code::ok);  // the map read
+  const Node replica = replica_of(master);
+  ASSERT_TRUE(wait_until([&] { return in_sync(replica.port); }, Ms(15000)));
+  ASSERT_TRUE(ask_to_take_over(replica.port, Steady::now() + std::chrono::seconds(30)));
+  const std::vector<int> admitted = admitted_by_a_thread_per_key(limiter, keys, kAttempts);
+  for (size_t k = 0; k < keys.size(); ++k) EXPECT_EQ(admitted[k], kLimit) << keys[k];
+  ASSERT_TRUE(promote(replica.port));  // settled
+  ASSERT_TRUE(promote(master.port));   // and back, for the other tests
 }
 
 TEST(Cluster, AStoppedMasterIsReplacedAndABatchGetsAResultPerRequest) {
