@@ -275,7 +275,29 @@ Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
 
 void LeaseBackend::run_async(Call call, Completion done) {
   const Plan p = plan(call.op, call.key, call.cost);
-  hand_back(call.key, p.give_back, false);
+  if (p.give_back.units <= 0) return proceed(p, std::move(call), std::move(done));
+  // The release goes first, and the call once it is answered: the store
+  // sees them in that order, as a sync call does.
+  Call back{Op::release, call.key, p.give_back.units, 0, p.give_back.granted_at};
+  auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));
+  try {
+    inner_->run_async(std::move(back), [self = shared_from_this(), p, pending,
+                                        units = p.give_back.units](Outcome&& o) {
+      if (o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store) {
+        self->stats_.returned(units);
+      }
+      try {
+        self->proceed(p, pending->first, pending->second);
+      } catch (const Error& e) {
+        pending->second(Outcome::failure(e.code(), e.what()));
+      }
+    });
+  } catch (const Error&) {  // closed: the units stay counted
+    proceed(p, std::move(pending->first), std::move(pending->second));
+  }
+}
+
+void LeaseBackend::proceed(const Plan& p, Call call, Completion done) {
   if (p.what == Plan::decided) {
     stats_.decided();
     if (StoreStats* s = store_->stats()) s->count(Code::ok, p.verdict);

@@ -90,6 +90,8 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   // Ends the lease; what is left of the slice to hand back (nothing after
   // a reset: the store forgot it).
   GiveBack end_slice(Entry& e);
+  // run_async after the plan (and the release it asked for, if any).
+  void proceed(const Plan& p, Call call, Completion done);
   // Sends a release: sync (from run, on a caller's thread) or not.
   void hand_back(std::string_view key, const GiveBack& g, bool wait);
   // After a grant: ends the lease when it is due even if the key goes idle.

@@ -517,10 +517,11 @@ TEST(LeaseProcesses, AWindowLongerThanTheRunAdmitsTheLimitLessTheUnusedSlices) {
     for (const Report& r : run_workers(std::to_string(kLimit) + "/1d", attempts, 0)) {
       admitted += r.admitted;
       leases += static_cast<int64_t>(r.counts.leases_taken);
-      // Units leased and not used: the units_unused of ended leases and the
-      // rest of the one held when the process stopped.
-      unused +=
-          static_cast<int64_t>(r.counts.units_leased - r.counts.decisions - r.counts.leases_taken);
+      // Units leased, not used and still counted: the units_unused of ended
+      // leases the store did not take back (units_returned) and the rest of
+      // the one held when the process stopped (its store closed first).
+      unused += static_cast<int64_t>(r.counts.units_leased - r.counts.decisions -
+                                     r.counts.leases_taken - r.counts.units_returned);
     }
     EXPECT_GT(leases, 0);
     EXPECT_LE(admitted, kLimit);
