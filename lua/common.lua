@@ -360,8 +360,8 @@ end
 
 -- A lease's grant (lease: acquire `cost` and mark the state; the reply's
 -- fifth integer is the store's time, the grant's tag) and its return
--- (release: cost_text '<units> <granted_at>'; the state afterwards, allowed
--- 1 when it took the units off), as
+-- (release: cost_text '<units> <granted_at>'; the state afterwards, the
+-- fifth integer 1 when it took the units off), as
 -- core/algorithms/decide.h. One limit, of an algorithm with give_back.
 local function lease_call(key, algo, op, now, cost_text, rates)
   local r = rates[1]
@@ -388,7 +388,7 @@ local function lease_call(key, algo, op, now, cost_text, rates)
   local taken = algo.give_back(s, r, now, units, granted_at)
   if taken then save(key, algo, { s }, rates, now) end
   local v = algo.decide(s, r, now, 0)
-  return pack(R5, taken and 1 or 0, v.remaining, v.retry, v.reset, 0)
+  return pack(R5, 1, v.remaining, v.retry, v.reset, taken and 1 or 0)
 end
 
 -- The function (key, now, cost_text, limits) -> reply of one operation of

@@ -18,8 +18,8 @@ namespace rl {
 // state, and its verdict's next_retry_after_us carries the store's time of
 // the grant instead; release gives a slice's unused units back to the
 // window it was counted in, when that is still the state's (the grant time
-// comes as `granted_at`); its verdict's `allowed` says whether it took the
-// units off.
+// comes as `granted_at`); its verdict's next_retry_after_us is 1 when it
+// took the units off, else 0.
 enum class Op { acquire, peek, refund, reset, lease, release };
 
 template <class Algo>
@@ -76,7 +76,7 @@ Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<R
         const bool taken = Algo::give_back(states[0], rates[0], now, cost, granted_at);
         changed = taken;
         Verdict v = Algo::decide(states[0], rates[0], now, 0);
-        v.allowed = taken;  // whether the units were taken off
+        v.next_retry_after_us = taken ? 1 : 0;  // whether the units were taken off
         return v;
       }
       if (n == 1) {

@@ -41,6 +41,17 @@ LeaseBackend::Entry* LeaseBackend::entry_locked(Shard& shard, std::string_view k
   return &e;
 }
 
+namespace {
+
+// A release's answer: the store took the units off (not when their window
+// was gone or reset, nor an answer of on_failure).
+bool taken_off(const Outcome& o) {
+  return o.code == Code::ok && o.verdict.source == Source::store &&
+         o.verdict.next_retry_after_us == 1;
+}
+
+}  // namespace
+
 LeaseBackend::~LeaseBackend() {
   for (Shard& shard : shards_) {
     std::lock_guard lock(shard.mutex);
@@ -53,8 +64,7 @@ LeaseBackend::~LeaseBackend() {
       StoreStats* total = store_->stats();
       try {
         inner_->run_async(std::move(c), [store = store_, total, units = g.units](Outcome&& o) {
-          if (total && o.code == Code::ok && o.verdict.allowed &&
-              o.verdict.source == Source::store) {
+          if (total && taken_off(o)) {
             total->leases.returned(units);
           }
         });
@@ -76,11 +86,8 @@ LeaseBackend::GiveBack LeaseBackend::end_slice(Entry& e) {
 void LeaseBackend::hand_back(std::string_view key, const GiveBack& g, bool wait) {
   if (g.units <= 0) return;
   Call c{Op::release, std::string(key), g.units, 0, g.granted_at};
-  // allowed: the store took the units off (not when the window was gone).
   auto counted = [this, units = g.units](const Outcome& o) {
-    if (o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store) {
-      stats_.returned(units);
-    }
+    if (taken_off(o)) stats_.returned(units);
   };
   try {
     if (wait && !store_->on_own_thread()) {
@@ -94,6 +101,9 @@ void LeaseBackend::hand_back(std::string_view key, const GiveBack& g, bool wait)
 }
 
 void LeaseBackend::end_when_due(const std::string& key, uint64_t slice, int64_t delay_us) {
+  // Under the manual clock a lease ends only at a call (or the limiter's
+  // end): a timer on real time would race the clock a test sets.
+  if (store_->clock().is_manual()) return;
   std::weak_ptr<LeaseBackend> weak = weak_from_this();
   store_->post_after(delay_us, [weak, key, slice](bool shutting_down) {
     auto self = weak.lock();
@@ -110,7 +120,7 @@ void LeaseBackend::end_when_due(const std::string& key, uint64_t slice, int64_t 
       const int64_t now = self->store_->clock().now_us();
       if (it->second.slice_until <= now) {
         g = self->end_slice(it->second);
-      } else if (!self->store_->clock().is_manual()) {
+      } else {
         again = it->second.slice_until - now;
       }
     }
@@ -283,9 +293,7 @@ void LeaseBackend::run_async(Call call, Completion done) {
   try {
     inner_->run_async(std::move(back), [self = shared_from_this(), p, pending,
                                         units = p.give_back.units](Outcome&& o) {
-      if (o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store) {
-        self->stats_.returned(units);
-      }
+      if (taken_off(o)) self->stats_.returned(units);
       try {
         self->proceed(p, pending->first, pending->second);
       } catch (const Error& e) {
