@@ -171,14 +171,24 @@ class LeaseEnd : public ::testing::TestWithParam<std::string> {
   }
 };
 
+// sliding_window with 250 ms sub-windows: the lease ends at the sub-window's
+// edge too, and its rest comes off that sub-window's counter after it.
 TEST_P(LeaseEnd, ByTimeTheUnusedRestGoesBackInTheSameWindow) {
-  for (const char* algorithm : {"fixed_window", "sliding_window"}) {
+  for (const char* algorithm : {"fixed_window", "sliding_window", "sliding_window/250ms"}) {
     auto store = open();
     if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
     ManualClock& clock = manual_clock(*store);
     clock.set(kStartUs + 200'000);
-    Limiter limiter(store, leased(algorithm, "1000/s", "100"));  // 5 units per 50 ms
-    Limiter plain(store, limiter_settings(algorithm, "1000/s"));
+    const std::string name(algorithm);
+    const std::string algo = name.substr(0, name.find('/'));
+    Settings lease = leased(algo, "1000/s", "100");  // 5 units per 50 ms
+    Settings settings = limiter_settings(algo, "1000/s");
+    if (name.find('/') != std::string::npos) {
+      lease.set("granularity", "250ms");
+      settings.set("granularity", "250ms");
+    }
+    Limiter limiter(store, lease);
+    Limiter plain(store, settings);
     int64_t admitted = 0;
     for (int i = 0; i < 40; ++i) {
       ASSERT_TRUE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
