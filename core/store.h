@@ -42,6 +42,8 @@ struct Call {
   // This call's deadline in us from its start; 0: the store's timeout. A
   // store that waits for I/O keeps the earlier of the two.
   int64_t timeout_us = 0;
+  // Op::release: the store's time of the slice's grant (Op::lease's verdict).
+  int64_t granted_at_us = 0;
 };
 
 // Completions run exactly once, on a thread of the store, never inside the

@@ -197,6 +197,7 @@ local function load(key, algo, rates)
       states[i], pos = algo.decode(nums, pos, r)
     end
   end
+  if rates[2] == nil and nums[pos] ~= nil then states[1].leased_at = nums[pos] end -- see save
   return states
 end
 
@@ -208,6 +209,9 @@ local function save(key, algo, states, rates, now)
     idle = max(idle, algo.idle_at(states[i], r))
     algo.encode(states[i], out, r, rates[2] == nil)
   end
+  -- A lease's mark (fixed_window, sliding_window; one limit): one more
+  -- integer after the state, the store time of its first lease.
+  if rates[2] == nil and states[1].leased_at then out[#out + 1] = int(states[1].leased_at) end
   if idle <= now then
     call('DEL', key)
     return
@@ -292,7 +296,13 @@ local function decide_one(key, algo, rates, now, cost, record)
     s = algo.open(key)
   else
     local raw = call('GET', key)
-    if raw then s = algo.decode(numbers_of(raw), 1, r) else s = algo.empty() end
+    if raw then
+      local nums, after = numbers_of(raw), nil
+      s, after = algo.decode(nums, 1, r)
+      if nums[after] ~= nil then s.leased_at = nums[after] end -- a lease's mark (save)
+    else
+      s = algo.empty()
+    end
   end
   local v = algo.decide(s, r, now, cost)
   if not v.allowed then
@@ -348,12 +358,50 @@ local function redis_now()
   return time_base + t[2] -- Lua's own coercion: no call of tonumber
 end
 
+-- A lease's grant (lease: acquire `cost` and mark the state; the reply's
+-- fifth integer is the store's time, the grant's tag) and its return
+-- (release: cost_text '<units> <granted_at>'; the state afterwards, the
+-- fifth integer 1 when it took the units off), as
+-- core/algorithms/decide.h. One limit, of an algorithm with give_back.
+local function lease_call(key, algo, op, now, cost_text, rates)
+  local r = rates[1]
+  if not algo.give_back or rates[2] ~= nil then
+    error('rl: ' .. op .. ' takes one limit of fixed_window or sliding_window', 0)
+  end
+  local s = load(key, algo, rates)[1]
+  if op == 'lease' then
+    local cost = tonumber(cost_text) or error('rl: cost is not a number', 0)
+    local v = algo.decide(s, r, now, cost)
+    if not v.allowed then
+      local unchanged = algo.decide(s, r, now, 0)
+      return pack(R5, 0, unchanged.remaining, v.retry, unchanged.reset, 0)
+    end
+    algo.consume(s, r, now, cost)
+    if not s.leased_at then s.leased_at = now end
+    save(key, algo, { s }, rates, now)
+    return pack(R5, 1, v.remaining, v.retry, v.reset, now)
+  end
+  local space = find(cost_text, ' ', 1, true)
+  local units = space and tonumber(sub(cost_text, 1, space - 1))
+  local granted_at = space and tonumber(sub(cost_text, space + 1))
+  if not units or not granted_at then error('rl: release takes "<units> <granted_at>"', 0) end
+  local taken = algo.give_back(s, r, now, units, granted_at)
+  if taken then save(key, algo, { s }, rates, now) end
+  local v = algo.decide(s, r, now, 0)
+  return pack(R5, 1, v.remaining, v.retry, v.reset, taken and 1 or 0)
+end
+
 -- The function (key, now, cost_text, limits) -> reply of one operation of
 -- one algorithm; now in microseconds, or nil to read Redis TIME. A Function
 -- library makes each once, at its first use (lua/library.lua: its entry
 -- points and its batch); a script makes its own on each call (operation
 -- below).
 local function decider(algo, op)
+  if op == 'lease' or op == 'release' then
+    return function(key, now, cost_text, limits)
+      return lease_call(key, algo, op, now or redis_now(), cost_text, limits_of(limits))
+    end
+  end
   if algo.run then -- suppressed: every call records, and a draw decides
     return function(key, now, cost_text, limits)
       return algo.run({ key }, { now and int(now) or '', cost_text, limits }, op)

@@ -13,7 +13,20 @@
 
 namespace rl {
 
-enum class Op { acquire, peek, refund, reset };
+// lease and release are a lease's grant and return (core/lease/; one limit
+// of fixed_window or sliding_window): lease acquires a slice and marks the
+// state, and its verdict's next_retry_after_us carries the store's time of
+// the grant instead; release gives a slice's unused units back to the
+// window it was counted in, when that is still the state's (the grant time
+// comes as `granted_at`); its verdict's next_retry_after_us is 1 when it
+// took the units off, else 0.
+enum class Op { acquire, peek, refund, reset, lease, release };
+
+template <class Algo>
+concept Leasable = requires(typename Algo::State& s, const Rate& r, int64_t t) {
+  Algo::mark_lease(s, r, t);
+  Algo::give_back(s, r, t, t, t);
+};
 
 // Folds per-limit verdicts as they come: `limit` and `limit_index` come
 // from the one with the least remaining. (No array of verdicts: zeroing one
@@ -54,9 +67,38 @@ class Fold {
 // whether the states were written.
 template <class Algo>
 Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<Rate>& rates,
-              int64_t now, int64_t cost, bool& changed) {
+              int64_t now, int64_t cost, bool& changed, int64_t granted_at = 0) {
   const size_t n = rates.size();
   changed = false;
+  if (op == Op::lease || op == Op::release) {
+    if constexpr (Leasable<Algo>) {
+      if (n == 1 && op == Op::release) {
+        const bool taken = Algo::give_back(states[0], rates[0], now, cost, granted_at);
+        changed = taken;
+        Verdict v = Algo::decide(states[0], rates[0], now, 0);
+        v.next_retry_after_us = taken ? 1 : 0;  // whether the units were taken off
+        return v;
+      }
+      if (n == 1) {
+        Verdict v = Algo::decide(states[0], rates[0], now, cost);
+        if (v.allowed) {
+          Algo::consume(states[0], rates[0], now, cost);
+          Algo::mark_lease(states[0], rates[0], now);
+          changed = true;
+          v.next_retry_after_us = now;
+        }
+        return v;
+      }
+    }
+    // Nothing leases here (no lease asks for it): a return changes nothing,
+    // a grant is an acquire whose units are never returned.
+    if (op == Op::release) {
+      op = Op::peek;
+      cost = 0;
+    } else {
+      op = Op::acquire;
+    }
+  }
   if (op == Op::refund || op == Op::reset) {
     Fold after;
     for (size_t i = 0; i < n; ++i) {

@@ -9,6 +9,16 @@ int64_t count_at(const FixedWindow::State& s, const Rate& r, int64_t now) {
   return s.window == now / r.window_us ? s.count : 0;
 }
 
+// Moves the state to the window of now: a new window forgets its lease mark.
+void enter(FixedWindow::State& s, const Rate& r, int64_t now) {
+  const int64_t window = now / r.window_us;
+  if (s.window != window) {
+    s.count = 0;
+    s.leased_at = -1;
+    s.window = window;
+  }
+}
+
 }  // namespace
 
 Verdict FixedWindow::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
@@ -30,13 +40,27 @@ Verdict FixedWindow::decide(const State& s, const Rate& r, int64_t now, int64_t 
 }
 
 void FixedWindow::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
-  s.count = count_at(s, r, now) + cost;
-  s.window = now / r.window_us;
+  enter(s, r, now);
+  s.count += cost;
 }
 
 void FixedWindow::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
-  s.count = std::max<int64_t>(0, count_at(s, r, now) - cost);
-  s.window = now / r.window_us;
+  enter(s, r, now);
+  s.count = std::max<int64_t>(0, s.count - cost);
+}
+
+void FixedWindow::mark_lease(State& s, const Rate&, int64_t now) {
+  if (s.leased_at < 0) s.leased_at = now;
+}
+
+bool FixedWindow::give_back(State& s, const Rate& r, int64_t now, int64_t units,
+                            int64_t granted_at) {
+  const int64_t window = granted_at / r.window_us;
+  if (units <= 0 || s.window != window || now / r.window_us != window) return false;
+  if (s.leased_at < 0 || s.leased_at > granted_at) return false;  // a reset since the grant
+  if (s.count == 0) return false;
+  s.count = std::max<int64_t>(0, s.count - units);
+  return true;
 }
 
 int64_t FixedWindow::idle_at(const State& s, const Rate& r) {

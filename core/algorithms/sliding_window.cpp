@@ -122,6 +122,25 @@ void SlidingWindow::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   }
 }
 
+void SlidingWindow::mark_lease(State& s, const Rate&, int64_t now) {
+  if (s.leased_at < 0) s.leased_at = now;
+}
+
+bool SlidingWindow::give_back(State& s, const Rate& r, int64_t now, int64_t units,
+                              int64_t granted_at) {
+  if (units <= 0 || s.leased_at < 0 || s.leased_at > granted_at) return false;
+  const int64_t g = r.granularity_us;
+  prune(s, r.window_us / g, now / g);
+  const int64_t index = granted_at / g;
+  for (auto it = s.buckets.begin(); it != s.buckets.end(); ++it) {
+    if (it->index != index) continue;
+    it->count -= std::min(units, it->count);
+    if (it->count == 0) s.buckets.erase(it);
+    return true;
+  }
+  return false;
+}
+
 int64_t SlidingWindow::idle_at(const State& s, const Rate& r) {
   const int64_t g = r.granularity_us;
   if (s.buckets.empty()) return 0;

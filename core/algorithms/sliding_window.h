@@ -20,6 +20,9 @@ struct SlidingWindow {
   };
   struct State {
     std::deque<Bucket> buckets;  // non-zero counters, oldest first
+    // The store time of the first lease granted on the state since it was
+    // made (-1: none): a lease's return counts only on that state.
+    int64_t leased_at = -1;
   };
   static constexpr const char* name = "sliding_window";
   // r.granularity_us divides r.window_us (checked by the policy).
@@ -27,6 +30,14 @@ struct SlidingWindow {
   static void consume(State& s, const Rate& r, int64_t now, int64_t cost);
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   static int64_t idle_at(const State& s, const Rate& r);
+  // Op::lease, after consume: marks the state as holding leased units.
+  static void mark_lease(State& s, const Rate& r, int64_t now);
+  // Op::release: `units` of a slice granted at store time `granted_at`
+  // were not used. Taken off the counter of the sub-window it was counted
+  // in while that counter is kept and the state is the one it was counted
+  // in (no reset since); otherwise nothing changes.
+  // True when it took units off.
+  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at);
 };
 
 }  // namespace rl

@@ -35,7 +35,7 @@ Outcome DenyCacheBackend::answered_here(const Verdict& v) {
 
 void DenyCacheBackend::learn(Op op, std::string_view key, int64_t cost, int64_t asked_at_us,
                              const Outcome& o) {
-  if (op == Op::refund || op == Op::reset) {
+  if (op == Op::refund || op == Op::reset || op == Op::release) {
     denied_.forget(key);  // whatever the outcome: it may have run
     return;
   }

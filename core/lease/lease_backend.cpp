@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lease_rules.h"
+#include "wait_for.h"
 #include "wide.h"
 
 namespace rl {
@@ -40,11 +41,92 @@ LeaseBackend::Entry* LeaseBackend::entry_locked(Shard& shard, std::string_view k
   return &e;
 }
 
-void LeaseBackend::end_slice(Entry& e) {
+namespace {
+
+// A release's answer: the store took the units off (not when their window
+// was gone or reset, nor an answer of on_failure).
+bool taken_off(const Outcome& o) {
+  return o.code == Code::ok && o.verdict.source == Source::store &&
+         o.verdict.next_retry_after_us == 1;
+}
+
+}  // namespace
+
+LeaseBackend::~LeaseBackend() {
+  for (Shard& shard : shards_) {
+    std::lock_guard lock(shard.mutex);
+    for (auto& [key, e] : shard.keys) {
+      if (e.slice_until == 0) continue;
+      const GiveBack g = end_slice(e);
+      if (g.units == 0) continue;
+      // No completion may reach this object: the store's total counts it.
+      Call c{Op::release, key, g.units, 0, g.granted_at};
+      StoreStats* total = store_->stats();
+      try {
+        inner_->run_async(std::move(c), [store = store_, total, units = g.units](Outcome&& o) {
+          if (total && taken_off(o)) {
+            total->leases.returned(units);
+          }
+        });
+      } catch (const Error&) {  // the store is closing: the units stay counted
+      }
+    }
+  }
+}
+
+LeaseBackend::GiveBack LeaseBackend::end_slice(Entry& e) {
   stats_.ended(e.slice_left);
+  GiveBack g{e.slice_left, e.granted_at};
   e.slice_left = 0;
   e.slice_used = 0;
   e.slice_until = 0;
+  return g;
+}
+
+void LeaseBackend::hand_back(std::string_view key, const GiveBack& g, bool wait) {
+  if (g.units <= 0) return;
+  Call c{Op::release, std::string(key), g.units, 0, g.granted_at};
+  auto counted = [this, units = g.units](const Outcome& o) {
+    if (taken_off(o)) stats_.returned(units);
+  };
+  try {
+    if (wait && !store_->on_own_thread()) {
+      counted(wait_for<Outcome>([&](auto done) { inner_->run_async(std::move(c), done); }));
+      return;
+    }
+    inner_->run_async(std::move(c),
+                      [self = shared_from_this(), counted](Outcome&& o) { counted(o); });
+  } catch (const Error&) {  // closed: the units stay counted until the window ends
+  }
+}
+
+void LeaseBackend::end_when_due(const std::string& key, uint64_t slice, int64_t delay_us) {
+  // Under the manual clock a lease ends only at a call (or the limiter's
+  // end): a timer on real time would race the clock a test sets.
+  if (store_->clock().is_manual()) return;
+  std::weak_ptr<LeaseBackend> weak = weak_from_this();
+  store_->post_after(delay_us, [weak, key, slice](bool shutting_down) {
+    auto self = weak.lock();
+    if (!self || shutting_down) return;
+    Shard& shard = self->shard_of(key);
+    GiveBack g;
+    int64_t again = 0;
+    {
+      std::lock_guard lock(shard.mutex);
+      auto it = shard.keys.find(key);
+      if (it == shard.keys.end() || it->second.slices != slice || it->second.slice_until == 0) {
+        return;
+      }
+      const int64_t now = self->store_->clock().now_us();
+      if (it->second.slice_until <= now) {
+        g = self->end_slice(it->second);
+      } else {
+        again = it->second.slice_until - now;
+      }
+    }
+    if (again > 0) return self->end_when_due(key, slice, again);
+    self->hand_back(key, g, false);
+  });
 }
 
 Verdict LeaseBackend::from_slice(const Entry& e, int64_t now) const {
@@ -64,8 +146,8 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
   const int64_t now = store_->clock().now_us();
   if (op == Op::reset) {
     if (auto it = shard.keys.find(key); it != shard.keys.end()) {
-      end_slice(it->second);
-      ++it->second.resets;  // a slice asked for before it is not used
+      end_slice(it->second);  // nothing to hand back: the store forgets the key
+      ++it->second.resets;    // a slice asked for before it is not used
     }
     return p;
   }
@@ -81,7 +163,7 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
       p.verdict = from_slice(*e, now);
       return p;
     }
-    end_slice(*e);  // a refund that does not fit ends the lease
+    p.give_back = end_slice(*e);  // a refund that does not fit ends the lease
     return p;
   }
   // This process's own rate, per lease_ms: every acquire it asks for,
@@ -99,7 +181,7 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
     p.verdict = from_slice(*e, now);
     return p;
   }
-  if (e->slice_until != 0) end_slice(*e);  // by time, by its window's edge, or run out
+  if (e->slice_until != 0) p.give_back = end_slice(*e);  // by time, its window's edge, run out
   const int64_t expected = std::max(e->last_period_units, e->period_units);
   if (expected < threshold_units_ || e->granting || now < e->no_lease_until) return p;
   // About lease_ms of that rate, or what is left of the window until its
@@ -123,41 +205,62 @@ LeaseBackend::Plan LeaseBackend::plan(Op op, std::string_view key, int64_t cost)
 bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost, const Outcome& o,
                            Outcome& out) {
   Shard& shard = shard_of(key);
-  std::lock_guard lock(shard.mutex);
-  auto it = shard.keys.find(key);
-  Entry* e = it == shard.keys.end() ? nullptr : &it->second;
-  if (e != nullptr) e->granting = false;
-  const bool admitted =
-      o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store;
-  if (!admitted) {
-    // A denial, or an outage (whatever on_failure gave): no lease for a while.
-    if (e != nullptr) e->no_lease_until = plan.sent_at + lease_us_;
-    return false;
+  GiveBack backs[2];  // sent once the lock is released
+  uint64_t timer_slice = 0;
+  int64_t timer_after = 0;
+  bool served = false;
+  {
+    std::lock_guard lock(shard.mutex);
+    auto it = shard.keys.find(key);
+    Entry* e = it == shard.keys.end() ? nullptr : &it->second;
+    if (e != nullptr) e->granting = false;
+    const bool admitted =
+        o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store;
+    if (!admitted) {
+      // A denial, or an outage (whatever on_failure gave): no lease for a while.
+      if (e != nullptr) e->no_lease_until = plan.sent_at + lease_us_;
+      return false;
+    }
+    served = true;
+    stats_.taken(plan.slice);
+    const int64_t now = store_->clock().now_us();
+    const int64_t edge_after = lease_edge_after(policy_, o.verdict);
+    const int64_t granted_at = o.verdict.next_retry_after_us;  // Op::lease's tag
+    out = o;
+    out.verdict.remaining = plan.slice - cost;
+    out.verdict.next_retry_after_us = 0;
+    if (e == nullptr || edge_after == 0 || e->resets != plan.resets) {
+      stats_.ended(plan.slice - cost);  // covered, but not usable here
+      // After a reset through this limiter the store may hold a newer state:
+      // the release is a no-op there, but there is nothing to hand back.
+      if (e == nullptr || e->resets == plan.resets) backs[0] = {plan.slice - cost, granted_at};
+    } else {
+      if (e->slice_until != 0) backs[0] = end_slice(*e);  // one granted meanwhile: keep the newer
+      // The store decided after sent_at, so the edge is no earlier than
+      // sent_at + edge_after (clocks that tick at one rate; docs/algorithms.md).
+      e->edge_hint = plan.sent_at + edge_after;
+      e->slice_until = plan.sent_at + std::min(lease_us_, edge_after);
+      e->slice_left = plan.slice - cost;
+      e->slice_used = cost;
+      e->reset_at = now + o.verdict.reset_after_us;
+      e->granted_at = granted_at;
+      ++e->slices;
+      if (e->slice_until <= now) {
+        backs[1] = end_slice(*e);
+      } else {
+        timer_slice = e->slices;
+        timer_after = e->slice_until - now;
+      }
+    }
   }
-  stats_.taken(plan.slice);
-  const int64_t now = store_->clock().now_us();
-  const int64_t edge_after = lease_edge_after(policy_, o.verdict);
-  out = o;
-  out.verdict.remaining = plan.slice - cost;
-  out.verdict.next_retry_after_us = 0;
-  if (e == nullptr || edge_after == 0 || e->resets != plan.resets) {
-    stats_.ended(plan.slice - cost);  // covered, but not usable here
-    return true;
-  }
-  if (e->slice_until != 0) end_slice(*e);  // one granted meanwhile: keep the newer
-  // The store decided after sent_at, so the edge is no earlier than
-  // sent_at + edge_after (clocks that tick at one rate; docs/algorithms.md).
-  e->edge_hint = plan.sent_at + edge_after;
-  e->slice_until = plan.sent_at + std::min(lease_us_, edge_after);
-  e->slice_left = plan.slice - cost;
-  e->slice_used = cost;
-  e->reset_at = now + o.verdict.reset_after_us;
-  if (e->slice_until <= now) end_slice(*e);
-  return true;
+  for (const GiveBack& g : backs) hand_back(key, g, false);
+  if (timer_slice != 0) end_when_due(std::string(key), timer_slice, timer_after);
+  return served;
 }
 
 Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t timeout_us) {
   const Plan p = plan(op, key, cost);
+  hand_back(key, p.give_back, true);
   if (p.what == Plan::decided) {
     if (store_->closed()) return Outcome::failure(Code::shutdown, "store: closed");
     Outcome o;
@@ -170,7 +273,7 @@ Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
     Outcome out;
     Outcome o;
     try {
-      o = inner_->run(Op::acquire, key, p.slice, timeout_us);
+      o = inner_->run(Op::lease, key, p.slice, timeout_us);
     } catch (...) {
       granted(key, p, cost, Outcome::failure(Code::internal, ""), out);
       throw;
@@ -182,6 +285,27 @@ Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
 
 void LeaseBackend::run_async(Call call, Completion done) {
   const Plan p = plan(call.op, call.key, call.cost);
+  if (p.give_back.units <= 0) return proceed(p, std::move(call), std::move(done));
+  // The release goes first, and the call once it is answered: the store
+  // sees them in that order, as a sync call does.
+  Call back{Op::release, call.key, p.give_back.units, 0, p.give_back.granted_at};
+  auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));
+  try {
+    inner_->run_async(std::move(back), [self = shared_from_this(), p, pending,
+                                        units = p.give_back.units](Outcome&& o) {
+      if (taken_off(o)) self->stats_.returned(units);
+      try {
+        self->proceed(p, pending->first, pending->second);
+      } catch (const Error& e) {
+        pending->second(Outcome::failure(e.code(), e.what()));
+      }
+    });
+  } catch (const Error&) {  // closed: the units stay counted
+    proceed(p, std::move(pending->first), std::move(pending->second));
+  }
+}
+
+void LeaseBackend::proceed(const Plan& p, Call call, Completion done) {
   if (p.what == Plan::decided) {
     stats_.decided();
     if (StoreStats* s = store_->stats()) s->count(Code::ok, p.verdict);
@@ -198,7 +322,7 @@ void LeaseBackend::run_async(Call call, Completion done) {
   }
   if (p.what != Plan::grant) return inner_->run_async(std::move(call), std::move(done));
   Call slice_call = call;
-  slice_call.op = Op::acquire;
+  slice_call.op = Op::lease;
   slice_call.cost = p.slice;
   auto self = shared_from_this();
   auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));

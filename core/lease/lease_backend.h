@@ -6,9 +6,11 @@
 // it here, with no store call, until the lease ends: at lease_ms after the
 // grant, at the edge of the window (or sub-window) the slice was counted in,
 // when the slice runs out, or on a reset or a refund through this limiter
-// that does not fit the slice. The unused rest is not handed back (a refund
-// that landed past the window's edge would admit past the limit): it stays
-// counted until the window ends. Peeks and batches pass through.
+// that does not fit the slice, or when the limiter goes. Then the unused
+// rest goes back in one store call (Op::release, tagged with the grant's
+// store time), which the store takes off only in the window (sub-window)
+// and the state the slice was counted in: past that window's edge, or after
+// a reset, it changes nothing. Peeks and batches pass through.
 #pragma once
 
 #include <array>
@@ -36,6 +38,8 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   NodeId node_of(std::string_view key) override { return inner_->node_of(key); }
 
   const LeaseStats& stats() const { return stats_; }
+  // Hands back every slice's unused units (Limiter's destructor).
+  ~LeaseBackend() override;
 
  private:
   // One key's rate and slice.
@@ -48,12 +52,20 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
     int64_t slice_until = 0;     // the lease ends here (local clock)
     int64_t reset_at = 0;        // the slice's window resets here (local clock)
     int64_t edge_hint = 0;       // a window edge seen before (0: none): sizes slices
+    int64_t granted_at = 0;      // the store's time of the slice's grant (its tag)
+    uint64_t slices = 0;         // slices granted: which one a timer was set for
     int64_t no_lease_until = 0;  // after a denial or an outage: plain calls
     bool granting = false;       // a slice is being asked for
     uint64_t resets = 0;         // resets through this limiter
   };
+  // A slice's unused units to hand back, once the key's lock is released.
+  struct GiveBack {
+    int64_t units = 0;
+    int64_t granted_at = 0;
+  };
   // What a call on a key should do, decided under the key's lock.
   struct Plan {
+    GiveBack give_back;  // a lease that ended here, before anything else
     enum { store, decided, grant } what = store;
     Verdict verdict;      // decided
     int64_t slice = 0;    // grant: units to ask for
@@ -75,7 +87,15 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   // Under the shard's lock: the key's entry, or nullptr when the shard is full.
   Entry* entry_locked(Shard& shard, std::string_view key, int64_t now);
   Plan plan(Op op, std::string_view key, int64_t cost);
-  void end_slice(Entry& e);
+  // Ends the lease; what is left of the slice to hand back (nothing after
+  // a reset: the store forgot it).
+  GiveBack end_slice(Entry& e);
+  // run_async after the plan (and the release it asked for, if any).
+  void proceed(const Plan& p, Call call, Completion done);
+  // Sends a release: sync (from run, on a caller's thread) or not.
+  void hand_back(std::string_view key, const GiveBack& g, bool wait);
+  // After a grant: ends the lease when it is due even if the key goes idle.
+  void end_when_due(const std::string& key, uint64_t slice, int64_t delay_us);
   Verdict from_slice(const Entry& e, int64_t now) const;
   // Takes the store's answer on a slice. True, with the call's outcome in
   // `out`, when the slice served the call; false: the call goes to the store

@@ -80,8 +80,8 @@ class MemoryStore::Table {
  public:
   virtual ~Table() = default;
   // `chance`: suppressed's draw and factor reuse; the other algorithms ignore it.
-  virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now,
-                      const Chance& chance) = 0;
+  virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now, const Chance& chance,
+                      int64_t granted_at) = 0;
   virtual size_t size() = 0;
 };
 
@@ -98,8 +98,8 @@ class TableOf final : public MemoryStore::Table {
         empty_(empty_states(rates_.size())),
         shard_cap_(std::max<size_t>(1, (max_keys + kShards - 1) / kShards)) {}
 
-  Verdict run(Op op, std::string_view key, int64_t cost, int64_t now,
-              const Chance& chance) override {
+  Verdict run(Op op, std::string_view key, int64_t cost, int64_t now, const Chance& chance,
+              int64_t granted_at) override {
     const size_t hash = hash_of(key);
     // Bits the shard's table does not use: it takes the top ones for the
     // position and the low byte for its metadata.
@@ -111,14 +111,14 @@ class TableOf final : public MemoryStore::Table {
       // when the operation recorded something.
       States states = empty_;
       bool changed = false;
-      Verdict v = apply_op(op, states, now, cost, chance, changed);
+      Verdict v = apply_op(op, states, now, cost, chance, granted_at, changed);
       if (changed && op != Op::reset && v.reset_after_us > 0) {
         insert(shard, key, std::move(states), now);
       }
       return v;
     }
     bool changed = false;
-    Verdict v = apply_op(op, it->second, now, cost, chance, changed);
+    Verdict v = apply_op(op, it->second, now, cost, chance, granted_at, changed);
     if (changed && idle_at(it->second) <= now) shard.entries.erase(it);
     return v;
   }
@@ -157,11 +157,11 @@ class TableOf final : public MemoryStore::Table {
   };
 
   Verdict apply_op(Op op, States& states, int64_t now, int64_t cost, const Chance& chance,
-                   bool& changed) {
+                   int64_t granted_at, bool& changed) {
     if constexpr (std::is_same_v<Algo, Suppressed>) {
       return Suppressed::apply(op, states, rates_, now, cost, chance, changed);
     } else {
-      return apply<Algo>(op, states, rates_, now, cost, changed);
+      return apply<Algo>(op, states, rates_, now, cost, changed, granted_at);
     }
   }
 
@@ -255,11 +255,11 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
 
   // One call, closed or not: a batch checks once, so that a close never
   // splits it into decided and refused requests.
-  Outcome decide(Op op, std::string_view key, int64_t cost) {
+  Outcome decide(Op op, std::string_view key, int64_t cost, int64_t granted_at = 0) {
     Outcome o;
     Chance chance;
     if (draws_) chance = Chance{draws_->next(), factor_reuse_us_};
-    o.verdict = table_->run(op, key, cost, clock_.now_us(), chance);
+    o.verdict = table_->run(op, key, cost, clock_.now_us(), chance, granted_at);
     stats_.count(o.code, o.verdict);
     return o;
   }
@@ -267,7 +267,8 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
   void run_async(Call call, Completion done) override {
     // The task owns the backend: the limiter may be freed before it runs.
     auto task = [self = shared_from_this(), call = std::move(call), done](bool shutting_down) {
-      done(shutting_down ? shutdown_outcome() : self->run(call.op, call.key, call.cost, 0));
+      if (shutting_down || self->store_->closed()) return done(shutdown_outcome());
+      done(self->decide(call.op, call.key, call.cost, call.granted_at_us));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {
       throw Error(Code::shutdown, "store: closed");

@@ -16,6 +16,8 @@ std::string_view command_of(Op op) {
     case Op::peek: return "RL.PEEK";
     case Op::refund: return "RL.REFUND";
     case Op::reset: return "RL.RESET";
+    case Op::lease: return "RL.LEASE";
+    case Op::release: return "RL.RELEASE";
   }
   return "RL.RESET";
 }

@@ -208,9 +208,10 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   NodeId node_of(std::string_view key) override;
 
  private:
-  ScriptCall script_call(Op op, std::string_view key, int64_t cost) const;
+  ScriptCall script_call(Op op, std::string_view key, int64_t cost, int64_t granted_at = 0) const;
   // run and run_async: the key is read here, never copied into a Call.
-  void submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us, Completion done);
+  void submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us, Completion done,
+                  int64_t granted_at = 0);
   Outcome outcome_of(CallResult&& result, int64_t timeout_us) const;
 
   std::shared_ptr<RedisStore> store_;
@@ -375,7 +376,8 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
   }
 }
 
-ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) const {
+ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost,
+                                     int64_t granted_at) const {
   // Filled in place: an initializer list would copy the key.
   ScriptCall c{algorithm_, op, {}, {}, op != Op::peek};
   c.keys.push_back(keys_.key_for(key));
@@ -390,6 +392,10 @@ ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost) 
     cost_arg += std::to_string(draws_->next());
     cost_arg += ' ';
     cost_arg += std::to_string(factor_reuse_us_);
+  }
+  if (op == Op::release) {  // "<units> <granted_at>" (lua/common.lua, lease_call)
+    cost_arg += ' ';
+    cost_arg += std::to_string(granted_at);
   }
   c.args.push_back(std::move(cost_arg));
   c.args.push_back(limits_arg_);
@@ -451,14 +457,14 @@ std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
 }
 
 void RedisBackend::run_async(Call call, Completion done) {
-  submit_one(call.op, call.key, call.cost, call.timeout_us, std::move(done));
+  submit_one(call.op, call.key, call.cost, call.timeout_us, std::move(done), call.granted_at_us);
 }
 
 void RedisBackend::submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us,
-                              Completion done) {
+                              Completion done, int64_t granted_at) {
   // The completion owns the backend: the limiter may be freed before it runs.
   store_->submit_one(
-      script_call(op, key, cost), timeout_us,
+      script_call(op, key, cost, granted_at), timeout_us,
       [self = shared_from_this(), done = std::move(done), timeout_us](CallResult&& result) {
         done(self->outcome_of(std::move(result), timeout_us));
       });
@@ -477,7 +483,7 @@ void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done
   scripts.reserve(calls.size());
   int64_t timeout_us = 0;
   for (const Call& c : calls) {
-    scripts.push_back(script_call(c.op, c.key, c.cost));
+    scripts.push_back(script_call(c.op, c.key, c.cost, c.granted_at_us));
     if (c.timeout_us > 0 && (timeout_us == 0 || c.timeout_us < timeout_us))
       timeout_us = c.timeout_us;
   }

@@ -29,7 +29,7 @@ const Library kLibrary{
 constexpr Algorithm kAlgorithms[] = {Algorithm::gcra,         Algorithm::token_bucket,
                                      Algorithm::sliding_log,  Algorithm::sliding_window,
                                      Algorithm::fixed_window, Algorithm::suppressed};
-constexpr Op kOps[] = {Op::acquire, Op::peek, Op::refund, Op::reset};
+constexpr Op kOps[] = {Op::acquire, Op::peek, Op::refund, Op::reset, Op::lease, Op::release};
 constexpr size_t kOpCount = std::size(kOps);
 constexpr size_t kCalls = std::size(kAlgorithms) * kOpCount;
 
@@ -76,6 +76,8 @@ std::string_view op_name(Op op) {
     case Op::peek: return "peek";
     case Op::refund: return "refund";
     case Op::reset: return "reset";
+    case Op::lease: return "lease";
+    case Op::release: return "release";
   }
   return "?";
 }

@@ -21,12 +21,13 @@ local function packed(window, count, r)
   return nil
 end
 
--- window, count of a one-limit value.
+-- window, count (and the lease mark, when a lease was granted) of a
+-- one-limit value.
 local function unpack_value(raw, r)
   local v = tonumber(raw)
   if v == nil then
-    local space = find(raw, ' ', 1, true)
-    return tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+    local nums = numbers_of(raw)
+    return nums[1], nums[2], nums[3]
   end
   local window = idiv(v, r.limit + 1)
   return window, v - window * (r.limit + 1)
@@ -39,8 +40,9 @@ function algo.decode(nums, pos, r)
   end
   return { window = nums[pos], count = nums[pos + 1] }, pos + 2
 end
+-- A state with a lease mark (common.lua appends it) is never packed.
 function algo.encode(s, out, r, alone)
-  local v = alone and packed(s.window, s.count, r)
+  local v = alone and not s.leased_at and packed(s.window, s.count, r)
   if v then
     out[#out + 1] = int(v)
   else
@@ -71,14 +73,30 @@ function algo.decide(s, r, now, cost)
   return v
 end
 
+-- Moves the state to the window of now: a new window forgets its lease mark.
+local function enter(s, r, now)
+  local window = idiv(now, r.window)
+  if s.window ~= window then s.window, s.count, s.leased_at = window, 0, nil end
+end
+
 function algo.consume(s, r, now, cost)
-  s.count = count_at(s, r, now) + cost
-  s.window = idiv(now, r.window)
+  enter(s, r, now)
+  s.count = s.count + cost
 end
 
 function algo.refund(s, r, now, cost)
-  s.count = max(0, count_at(s, r, now) - cost)
-  s.window = idiv(now, r.window)
+  enter(s, r, now)
+  s.count = max(0, s.count - cost)
+end
+
+-- A lease's unused units, taken off only in the window and the state the
+-- slice was counted in (core/algorithms/fixed_window.cpp give_back).
+function algo.give_back(s, r, now, units, granted_at)
+  local window = idiv(granted_at, r.window)
+  if units <= 0 or s.window ~= window or idiv(now, r.window) ~= window then return false end
+  if not s.leased_at or s.leased_at > granted_at or s.count == 0 then return false end
+  s.count = max(0, s.count - units)
+  return true
 end
 
 
@@ -106,7 +124,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   -- A value written as a pair (a clock set back across packs()) is no
   -- integer: INCRBY refuses it, and the GET below reads it. INCR for cost
   -- 1: one argument less than INCRBY to make and parse.
-  local counted = false
+  local counted, leased = false, nil -- leased: the value's lease mark, kept in its window
   if cost <= limit and r.fw_packs then
     if cost == 1 then counted = try_call('INCR', key) else counted = try_call('INCRBY', key, cost_text) end
   end
@@ -123,8 +141,8 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   else
     local raw = call('GET', key)
     if raw then
-      local at, n = unpack_value(raw, r)
-      if at == window then count = n end
+      local at, n, mark = unpack_value(raw, r)
+      if at == window then count, leased = n, mark end
     end
     if cost > limit or count + cost > limit then
       local reset = 0
@@ -138,7 +156,8 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text)
   count = count + cost
   if fresh then
     local value = int(r.fw_first + count)
-    if not r.fw_packs then value = int(window) .. ' ' .. int(count) end
+    if not r.fw_packs or leased then value = int(window) .. ' ' .. int(count) end
+    if leased then value = value .. ' ' .. int(leased) end
     if min_ttl ~= 0 then
       call('SET', key, value, 'PX', int(max(ceil_div(left, 1000), min_ttl)))
     else

@@ -120,6 +120,23 @@ function algo.consume(s, r, now, cost)
   end
 end
 
+-- A lease's unused units, taken off the counter of the sub-window the
+-- slice was counted in, on the state it was counted in
+-- (core/algorithms/sliding_window.cpp give_back).
+function algo.give_back(s, r, now, units, granted_at)
+  if units <= 0 or not s.leased_at or s.leased_at > granted_at then return false end
+  prune(s, idiv(r.window, r.g), idiv(now, r.g))
+  local index = idiv(granted_at, r.g)
+  for i, b in ipairs(s.buckets) do
+    if b.index == index then
+      b.count = b.count - min(units, b.count)
+      if b.count == 0 then table.remove(s.buckets, i) end
+      return true
+    end
+  end
+  return false
+end
+
 function algo.refund(s, r, now, cost)
   prune(s, idiv(r.window, r.g), idiv(now, r.g))
   while cost > 0 and #s.buckets > 0 do

@@ -50,9 +50,15 @@ Decision decide_with(const Request& q, std::optional<std::string_view> stored, i
   }
   Decision d;
   bool changed = false;
-  const Verdict v = apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed);
+  const Verdict v =
+      apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed, q.granted_at);
   const bool one = q.rates.size() == 1;
-  if (one && q.op == Op::acquire && v.allowed) {
+  if (q.op == Op::lease || q.op == Op::release) {
+    // next_retry's place: the grant's time, or whether the units were taken
+    // off (lua lease_call)
+    d.reply = reply_of(v, 7);
+    d.reply.values[6] = q.op == Op::release ? v.next_retry_after_us : v.allowed ? now : 0;
+  } else if (one && q.op == Op::acquire && v.allowed) {
     d.reply = reply_of(v, 7);
     d.reply.values[6] = next_retry<Algo>(states[0], q.rates[0], now, q.cost, v.remaining);
   } else {

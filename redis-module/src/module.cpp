@@ -38,8 +38,9 @@ int64_t server_now_us() {
 // leaves out the limit and the index (the caller knows them): {allowed,
 // remaining, retry_after_us, reset_after_us, next_retry_after_us}.
 void reply_with(RedisModuleCtx* ctx, const Reply& r, const Request& q) {
-  const bool one_limit_decision = (q.op == Op::acquire || q.op == Op::peek) &&
-                                  q.rates.size() == 1 && q.algorithm != AlgorithmKind::suppressed;
+  const bool one_limit_decision =
+      (q.op == Op::acquire || q.op == Op::peek || q.op == Op::lease || q.op == Op::release) &&
+      q.rates.size() == 1 && q.algorithm != AlgorithmKind::suppressed;
   int64_t values[8];
   int n = 0;
   if (one_limit_decision) {
@@ -204,6 +205,8 @@ constexpr CommandSpec kCommands[] = {
     {"rl.peek", single_command<Op::peek>, "readonly fast", 1, 1, "read fast"},
     {"rl.refund", single_command<Op::refund>, "write deny-oom fast", 1, 1, "write fast"},
     {"rl.reset", single_command<Op::reset>, "write fast", 1, 1, "write fast"},
+    {"rl.lease", single_command<Op::lease>, "write deny-oom fast", 1, 1, "write fast"},
+    {"rl.release", single_command<Op::release>, "write deny-oom fast", 1, 1, "write fast"},
     {"rl.batch", batch_command, "write deny-oom", -1, 5, "write slow"},
 };
 

@@ -57,9 +57,10 @@ std::vector<std::string_view> fields_of(std::string_view text) {
   return out;
 }
 
-// As the C ABI's Limiter::check_cost: acquire and refund take at least 1.
+// As the C ABI's Limiter::check_cost: acquire and refund take at least 1
+// (and a lease's grant and return).
 int64_t least_cost(Op op) {
-  return op == Op::acquire || op == Op::refund ? 1 : 0;
+  return op == Op::acquire || op == Op::refund || op == Op::lease || op == Op::release ? 1 : 0;
 }
 
 }  // namespace
@@ -85,8 +86,10 @@ Op parse_op_arg(std::string_view text) {
   if (text == "peek") return Op::peek;
   if (text == "refund") return Op::refund;
   if (text == "reset") return Op::reset;
+  if (text == "lease") return Op::lease;
+  if (text == "release") return Op::release;
   throw CommandError("operation: " + shown(text) +
-                     " is unknown; use acquire, peek, refund or reset");
+                     " is unknown; use acquire, peek, refund, reset, lease or release");
 }
 
 void parse_call_name(std::string_view text, AlgorithmKind& algorithm, Op& op) {
@@ -187,13 +190,28 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
     q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
     q.chance.draw = bounded(parts[1], "cost: draw", 0, Suppressed::kScale - 1);
     q.chance.factor_reuse_us = bounded(parts[2], "cost: factor_reuse_us", 0, kMaxTime);
+  } else if (op == Op::release) {
+    const std::vector<std::string_view> parts = fields_of(cost);
+    if (parts.size() != 2) {
+      throw CommandError("cost: " + shown(cost) + " is not '<units> <granted_at>' (release)");
+    }
+    q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
+    q.granted_at = bounded(parts[1], "cost: granted_at", 0, kMaxTime);
   } else {
     q.cost = bounded(cost, "cost", least_cost(op), kMaxLimit);
+  }
+  if ((op == Op::lease || op == Op::release) && algorithm != AlgorithmKind::fixed_window &&
+      algorithm != AlgorithmKind::sliding_window) {
+    throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
+                       " takes fixed_window or sliding_window");
   }
 
   const Limits& parsed = limits_of(algorithm, limits);
   q.min_ttl_ms = parsed.min_ttl_ms;
   q.rates = parsed.rates;
+  if ((op == Op::lease || op == Op::release) && q.rates.size() != 1) {
+    throw CommandError("limits: lease and release take one limit");
+  }
   return q;
 }
 

@@ -1,6 +1,7 @@
 // One decision as the module's commands carry it, with the arguments of the
 // Lua path (docs/key-schema.md): now in us ('' for the server's clock), the
-// cost (suppressed: "<cost> <draw> <factor_reuse_us>"), and the limits (the
+// cost (suppressed: "<cost> <draw> <factor_reuse_us>"; release: "<units>
+// <granted_at>", a lease's unused units and its grant's time), and the limits (the
 // smallest TTL in ms, then limit, window_us, burst, limit_reduced,
 // window_reduced, granularity_us per limit). Parsing is pure (no server),
 // so the fuzzer drives it directly; every value is checked against the
@@ -30,7 +31,8 @@ struct Request {
   Op op = Op::acquire;
   std::optional<int64_t> now;  // nullopt: the server's clock
   int64_t cost = 0;
-  Chance chance;  // suppressed only
+  Chance chance;           // suppressed only
+  int64_t granted_at = 0;  // release only: its cost is "<units> <granted_at>"
   int64_t min_ttl_ms = 0;
   std::vector<Rate> rates;
 };

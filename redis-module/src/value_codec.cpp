@@ -83,6 +83,12 @@ void encode_one(const Gcra::State& s, const Rate&, bool alone, std::string& out)
 }
 
 void decode_one(Numbers& n, const Rate& r, bool alone, FixedWindow::State& s) {
+  if (alone && n.left() == 3) {  // window count leased_at (lua: common.lua save)
+    s.window = n.next("fixed_window window", 0, last_index(r.window_us));
+    s.count = n.next("fixed_window count", 0, kMaxLimit);
+    s.leased_at = n.next("fixed_window leased_at", 0, kTwo53);
+    return;
+  }
   if (alone && n.left() == 1) {
     const int64_t v = n.next("fixed_window value", 0, kTwo53);
     s.window = v / (r.limit + 1);
@@ -96,12 +102,13 @@ void decode_one(Numbers& n, const Rate& r, bool alone, FixedWindow::State& s) {
 void encode_one(const FixedWindow::State& s, const Rate& r, bool alone, std::string& out) {
   // An empty state (window -1 in the core, 0 in Lua) is written as Lua's.
   const int64_t window = s.window < 0 ? 0 : s.window;
-  if (alone && packs(window, r)) {
+  if (alone && s.leased_at < 0 && packs(window, r)) {
     put(out, window * (r.limit + 1) + s.count);
   } else {
     put(out, window);
     put(out, s.count);
   }
+  if (alone && s.leased_at >= 0) put(out, s.leased_at);
 }
 
 void decode_one(Numbers& n, const Rate& r, bool, TokenBucket::State& s) {
@@ -127,7 +134,7 @@ void encode_one(const TokenBucket::State& s, const Rate& r, bool, std::string& o
   put(out, s.at);
 }
 
-void decode_one(Numbers& n, const Rate& r, bool, SlidingWindow::State& s) {
+void decode_one(Numbers& n, const Rate& r, bool alone, SlidingWindow::State& s) {
   const int64_t count = n.next("sliding_window count", 0, r.window_us / r.granularity_us + 2);
   int64_t last = -1;
   for (int64_t i = 0; i < count; ++i) {
@@ -136,13 +143,15 @@ void decode_one(Numbers& n, const Rate& r, bool, SlidingWindow::State& s) {
     s.buckets.push_back({index, c});
     last = index;
   }
+  if (alone && n.more()) s.leased_at = n.next("sliding_window leased_at", 0, kTwo53);
 }
-void encode_one(const SlidingWindow::State& s, const Rate&, bool, std::string& out) {
+void encode_one(const SlidingWindow::State& s, const Rate&, bool alone, std::string& out) {
   put(out, static_cast<int64_t>(s.buckets.size()));
   for (const auto& b : s.buckets) {
     put(out, b.index);
     put(out, b.count);
   }
+  if (alone && s.leased_at >= 0) put(out, s.leased_at);
 }
 
 void decode_one(Numbers& n, const Rate& r, bool, Suppressed::State& s) {

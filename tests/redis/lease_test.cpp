@@ -156,6 +156,127 @@ TEST(Lease, ARefundReturnsToTheSliceAndAResetEndsIt) {
   EXPECT_EQ(limiter.lease_stats().decisions, after_reset);  // the slice went with the reset
 }
 
+// A lease's end hands its unused units back (Op::release), on memory://,
+// Redis's Lua path and the module alike; the store takes them off only in
+// the window the slice was counted in and the state it was counted in.
+class LeaseEnd : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::shared_ptr<Store> open() {
+    const std::string& where = GetParam();
+    if (where == "memory") return open_store("memory://?clock=manual", {});
+    if (where == "lua") return open_redis("clock=manual&script_mode=functions");
+    const char* url = std::getenv("RL_TEST_REDIS_MODULE_URL");
+    if (url == nullptr) return nullptr;
+    return open_store(std::string(url) + "?prefix=" + unique_prefix() + "&clock=manual", {});
+  }
+};
+
+// sliding_window with 250 ms sub-windows: the lease ends at the sub-window's
+// edge too, and its rest comes off that sub-window's counter after it.
+TEST_P(LeaseEnd, ByTimeTheUnusedRestGoesBackInTheSameWindow) {
+  for (const char* algorithm : {"fixed_window", "sliding_window", "sliding_window/250ms"}) {
+    auto store = open();
+    if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
+    ManualClock& clock = manual_clock(*store);
+    clock.set(kStartUs + 200'000);
+    const std::string name(algorithm);
+    const std::string algo = name.substr(0, name.find('/'));
+    Settings lease = leased(algo, "1000/s", "100");  // 5 units per 50 ms
+    Settings settings = limiter_settings(algo, "1000/s");
+    if (name.find('/') != std::string::npos) {
+      lease.set("granularity", "250ms");
+      settings.set("granularity", "250ms");
+    }
+    Limiter limiter(store, lease);
+    Limiter plain(store, settings);
+    int64_t admitted = 0;
+    for (int i = 0; i < 40; ++i) {
+      ASSERT_TRUE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
+      ++admitted;
+    }
+    const LeaseCounts before = limiter.lease_stats();
+    ASSERT_GE(before.leases_taken, 2u) << algorithm;
+    EXPECT_EQ(before.units_returned, before.units_unused) << algorithm;
+    clock.advance(50'000);  // the lease ends: its rest goes back before the next slice
+    const Outcome o = limiter.run(Op::acquire, "k", 1);
+    ASSERT_TRUE(o.verdict.allowed);
+    ++admitted;
+    const LeaseCounts after = limiter.lease_stats();
+    EXPECT_GT(after.units_unused, before.units_unused) << algorithm;
+    EXPECT_EQ(after.units_returned, after.units_unused) << algorithm;
+    EXPECT_EQ(store->stats()->leases.snapshot().units_returned, after.units_returned);
+    // The store counts the admissions and the live slice's rest, nothing more.
+    EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - admitted - o.verdict.remaining)
+        << algorithm;
+  }
+}
+
+TEST_P(LeaseEnd, PastTheWindowsEdgeOrAfterAResetNothingIsTakenOff) {
+  auto store = open();
+  if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
+  ManualClock& clock = manual_clock(*store);
+  clock.set(kStartUs + 990'000);  // 10 ms before the window's edge
+  Limiter a(store, leased("fixed_window", "1000/s", "100"));
+  Limiter plain(store, limiter_settings("fixed_window", "1000/s"));
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(a.run(Op::acquire, "k", 1).verdict.allowed);
+  const LeaseCounts before = a.lease_stats();
+  ASSERT_GE(before.leases_taken, 1u);
+  clock.set(kStartUs + 1'000'000);  // the edge: the rest is counted in a window now gone
+  plain.run(Op::acquire, "k", 1);
+  const Outcome o = a.run(Op::acquire, "k", 1);
+  ASSERT_TRUE(o.verdict.allowed);
+  EXPECT_GT(a.lease_stats().units_unused, before.units_unused);
+  EXPECT_EQ(a.lease_stats().units_returned, before.units_returned);  // nothing in the new one
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 2 - o.verdict.remaining);
+  // Another process resets the key and takes a slice of its own: a's
+  // return, tagged with its grant, must not take b's units off.
+  const uint64_t returned = a.lease_stats().units_returned;
+  ASSERT_EQ(plain.run(Op::reset, "k", 0).code, Code::ok);
+  clock.advance(1);
+  Limiter b(store, leased("fixed_window", "1000/s", "100", "t"));
+  int64_t by_b = 0;
+  Outcome last;
+  for (int i = 0; i < 12; ++i) {
+    last = b.run(Op::acquire, "k", 1);
+    ASSERT_TRUE(last.verdict.allowed);
+    ++by_b;
+  }
+  ASSERT_GE(b.lease_stats().leases_taken, 1u);
+  clock.advance(50'000);  // a's lease is over: its next acquire ends it
+  const Outcome end_a = a.run(Op::acquire, "k", 1);
+  ASSERT_TRUE(end_a.verdict.allowed);
+  EXPECT_EQ(a.lease_stats().units_returned, returned);
+  // What b holds unused stays counted: the store saw by_b + 1 admissions,
+  // b's slice's rest and a's new slice's.
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining,
+            1000 - by_b - 1 - last.verdict.remaining - end_a.verdict.remaining);
+}
+
+TEST_P(LeaseEnd, TheLimitersEndHandsItsSliceBack) {
+  auto store = open();
+  if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
+  manual_clock(*store).set(kStartUs + 200'000);
+  Limiter plain(store, limiter_settings("sliding_window", "1000/s"));
+  int64_t left = 0;
+  {
+    Limiter limiter(store, leased("sliding_window", "1000/s", "100"));
+    Outcome o;
+    for (int i = 0; i < 30; ++i) o = limiter.run(Op::acquire, "k", 1);
+    left = o.verdict.remaining;
+    ASSERT_GT(left, 0);
+  }
+  // The release went out async: the store's total says when it was taken.
+  for (int i = 0;
+       i < 2000 && store->stats()->leases.snapshot().units_returned < static_cast<uint64_t>(left);
+       ++i) {
+    std::this_thread::yield();
+    plain.run(Op::peek, "k", 0);
+  }
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 30);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, LeaseEnd, ::testing::Values("memory", "lua", "module"));
+
 TEST(Lease, ASliceHeldStaysValidWhenRedisFailsAndNoLonger) {
   FaultProxy proxy(std::stoi(env_or_fail("RL_TEST_REDIS_PORT")));
   auto store = open_store(
@@ -406,10 +527,11 @@ TEST(LeaseProcesses, AWindowLongerThanTheRunAdmitsTheLimitLessTheUnusedSlices) {
     for (const Report& r : run_workers(std::to_string(kLimit) + "/1d", attempts, 0)) {
       admitted += r.admitted;
       leases += static_cast<int64_t>(r.counts.leases_taken);
-      // Units leased and not used: the units_unused of ended leases and the
-      // rest of the one held when the process stopped.
-      unused +=
-          static_cast<int64_t>(r.counts.units_leased - r.counts.decisions - r.counts.leases_taken);
+      // Units leased, not used and still counted: the units_unused of ended
+      // leases the store did not take back (units_returned) and the rest of
+      // the one held when the process stopped (its store closed first).
+      unused += static_cast<int64_t>(r.counts.units_leased - r.counts.decisions -
+                                     r.counts.leases_taken - r.counts.units_returned);
     }
     EXPECT_GT(leases, 0);
     EXPECT_LE(admitted, kLimit);
