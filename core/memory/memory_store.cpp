@@ -280,7 +280,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     if (store_->closed()) throw Error(Code::shutdown, "store: closed");
     std::vector<Outcome> outcomes;
     outcomes.reserve(calls.size());
-    for (const Call& c : calls) outcomes.push_back(decide(c.op, c.key, c.cost));
+    for (const Call& c : calls) outcomes.push_back(decide(c.op, c.key, c.cost, c.granted_at_us));
     return outcomes;
   }
 
@@ -289,7 +289,9 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
       if (shutting_down || self->store_->closed()) return done(shutdown_outcome(), {});
       std::vector<Outcome> outcomes;
       outcomes.reserve(calls.size());
-      for (const Call& c : calls) outcomes.push_back(self->decide(c.op, c.key, c.cost));
+      for (const Call& c : calls) {
+        outcomes.push_back(self->decide(c.op, c.key, c.cost, c.granted_at_us));
+      }
       done(Outcome{}, std::move(outcomes));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {
