@@ -193,10 +193,11 @@ void Dispatcher::on_replies(const std::shared_ptr<Join>& join, const std::vector
           redirected.push_back({indices[k], to, redirect->kind == Redirect::Kind::ask});
           continue;
         }
-      } else if (redirect || starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"}) ||
-                 down_in_batch(r.text)) {
-        // Redirected too often (nodes that disagree while a slot moves),
-        // or the cluster is busy: wait for it to settle.
+      } else if (redirect || refused_in_batch(r.text) || readonly ||
+                 starts_with_any(r.text, {"TRYAGAIN", "CLUSTERDOWN"}) || down_in_batch(r.text)) {
+        // Redirected (or refused in a node batch) too often: nodes that
+        // disagree while a slot moves; or the cluster is busy: wait for it
+        // to settle.
         reread_map = true;
         if (can_wait) {
           later.push_back({indices[k], nullptr, false});
