@@ -53,38 +53,32 @@ bool taken_off(const Outcome& o) {
 }  // namespace
 
 LeaseBackend::~LeaseBackend() {
-  std::vector<Call> back;
+  std::vector<std::pair<std::string, GiveBack>> back;
   for (Shard& shard : shards_) {
     std::lock_guard lock(shard.mutex);
     for (auto& [key, e] : shard.keys) {
       if (e.slice_until == 0) continue;
       const GiveBack g = end_slice(e);
-      if (g.units > 0) back.push_back(Call{Op::release, key, g.units, 0, g.granted_at});
+      if (g.units > 0) back.emplace_back(key, g);
     }
   }
-  if (back.empty()) return;
+  if (!store_->on_own_thread()) {
+    // Waited for: a release left in flight would hold the store past its
+    // owner's end, and the process could exit under it.
+    for (const auto& [key, g] : back) hand_back(key, g, true);
+    return;
+  }
+  // On the store's own thread nothing may wait, and no completion may reach
+  // this object: the store's total counts what comes back.
   StoreStats* total = store_->stats();
-  try {
-    if (!store_->on_own_thread()) {
-      // Waited for: a release left in flight would hold the store past
-      // its owner's end, and the process could exit under it.
-      for (Call& c : back) {
-        const int64_t units = c.cost;
-        const Outcome o =
-            wait_for<Outcome>([&](auto done) { inner_->run_async(std::move(c), done); });
-        if (total && taken_off(o)) total->leases.returned(units);
-      }
-      return;
+  for (const auto& [key, g] : back) {
+    try {
+      inner_->run_async(Call{Op::release, key, g.units, 0, g.granted_at},
+                        [store = store_, total, units = g.units](Outcome&& o) {
+                          if (total && taken_off(o)) total->leases.returned(units);
+                        });
+    } catch (const Error&) {  // the store is closing: the units stay counted
     }
-    // On the store's own thread nothing may wait: no completion may reach
-    // this object, so the store's total counts them.
-    for (Call& c : back) {
-      const int64_t units = c.cost;
-      inner_->run_async(std::move(c), [store = store_, total, units](Outcome&& o) {
-        if (total && taken_off(o)) total->leases.returned(units);
-      });
-    }
-  } catch (const Error&) {  // the store is closing: the units stay counted
   }
 }
 
