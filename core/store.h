@@ -44,6 +44,10 @@ struct Call {
   int64_t timeout_us = 0;
   // Op::release: the store's time of the slice's grant (Op::lease's verdict).
   int64_t granted_at_us = 0;
+  // Op::release: the slice's whole size; Op::lease: how long it may be used
+  // (gcra and token_bucket hold its units that long: docs/algorithms.md).
+  int64_t lease_slice = 0;
+  int64_t lease_hold_us = 0;
 };
 
 // Completions run exactly once, on a thread of the store, never inside the

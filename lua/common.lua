@@ -121,6 +121,81 @@ local function int(x)
   return format('%d', x)
 end
 
+-- Units leases' slices hold out of a gcra or token_bucket key
+-- (core/algorithms/lease_hold.h): { leased_at, period, gen, held_new,
+-- held_old }, nil on a key never leased. Holds expire by generations of
+-- `period` us: held_new's slices were granted in generation gen, held_old's
+-- in gen - 1. The algorithms compute the floor they put under the bucket
+-- in their own scaled pairs (hold_terms gives its two terms).
+local function hold_terms(h)
+  return h.held_new + h.held_old, (h.gen + 1) * h.period, h.held_new, (h.gen + 2) * h.period
+end
+
+local function hold_live(h, now)
+  if h.period <= 0 then return false end
+  return (h.held_new > 0 and now < (h.gen + 2) * h.period) or
+      (h.held_old > 0 and now < (h.gen + 1) * h.period)
+end
+
+local function hold_accepts(h, now, hold_us)
+  if not hold_us or hold_us <= 0 then return false end
+  return not h or not hold_live(h, now) or hold_us <= h.period
+end
+
+-- After a grant's units were taken from the bucket: its hold (the table,
+-- made when there was none).
+local function hold_add(h, now, units, hold_us)
+  if not h or not hold_live(h, now) then
+    return { leased_at = now, period = hold_us, gen = idiv(now, hold_us), held_new = units, held_old = 0 }
+  end
+  local g = idiv(now, h.period)
+  if g > h.gen then h.held_old, h.held_new, h.gen = h.held_new, 0, g end
+  h.held_new = h.held_new + units
+  return h
+end
+
+-- A release of the slice of `slice` units granted at `granted_at`: true,
+-- with its hold taken off, when the state still holds it.
+local function hold_release(h, now, granted_at, slice)
+  if h.period <= 0 or granted_at < h.leased_at or slice <= 0 then return false end
+  local g = idiv(granted_at, h.period)
+  if g == h.gen and h.held_new > 0 and now < (h.gen + 2) * h.period then
+    h.held_new = h.held_new - min(slice, h.held_new)
+    return true
+  end
+  if g == h.gen - 1 and h.held_old > 0 and now < (h.gen + 1) * h.period then
+    h.held_old = h.held_old - min(slice, h.held_old)
+    return true
+  end
+  return false
+end
+
+-- A lease's mark after a state's integers (one limit): the store time of
+-- its first lease (fixed_window, sliding_window), or the holds' five
+-- integers (gcra, token_bucket: algo.holds).
+local function read_lease(algo, s, nums, at)
+  if nums[at] == nil then return end
+  if algo.holds then
+    s.hold = { leased_at = nums[at], period = nums[at + 1], gen = nums[at + 2],
+      held_new = nums[at + 3], held_old = nums[at + 4] }
+  else
+    s.leased_at = nums[at]
+  end
+end
+
+local function write_lease(algo, s, out)
+  local h = s.hold
+  if h then
+    out[#out + 1] = int(h.leased_at)
+    out[#out + 1] = int(h.period)
+    out[#out + 1] = int(h.gen)
+    out[#out + 1] = int(h.held_new)
+    out[#out + 1] = int(h.held_old)
+  elseif s.leased_at then
+    out[#out + 1] = int(s.leased_at)
+  end
+end
+
 -- The expiry of a key whose state equals an empty one from `idle` (us) on,
 -- as SET's option and value. Under Redis's clock (min_ttl 0) an absolute
 -- instant rounded up to the millisecond: never before the state is spent,
@@ -197,7 +272,7 @@ local function load(key, algo, rates)
       states[i], pos = algo.decode(nums, pos, r)
     end
   end
-  if rates[2] == nil and nums[pos] ~= nil then states[1].leased_at = nums[pos] end -- see save
+  if rates[2] == nil then read_lease(algo, states[1], nums, pos) end -- see save
   return states
 end
 
@@ -209,9 +284,8 @@ local function save(key, algo, states, rates, now)
     idle = max(idle, algo.idle_at(states[i], r))
     algo.encode(states[i], out, r, rates[2] == nil)
   end
-  -- A lease's mark (fixed_window, sliding_window; one limit): one more
-  -- integer after the state, the store time of its first lease.
-  if rates[2] == nil and states[1].leased_at then out[#out + 1] = int(states[1].leased_at) end
+  -- A lease's mark (one limit): after the state (read_lease).
+  if rates[2] == nil then write_lease(algo, states[1], out) end
   if idle <= now then
     call('DEL', key)
     return
@@ -299,7 +373,7 @@ local function decide_one(key, algo, rates, now, cost, record)
     if raw then
       local nums, after = numbers_of(raw), nil
       s, after = algo.decode(nums, 1, r)
-      if nums[after] ~= nil then s.leased_at = nums[after] end -- a lease's mark (save)
+      read_lease(algo, s, nums, after) -- a lease's mark (save)
     else
       s = algo.empty()
     end
@@ -358,34 +432,49 @@ local function redis_now()
   return time_base + t[2] -- Lua's own coercion: no call of tonumber
 end
 
--- A lease's grant (lease: acquire `cost` and mark the state; the reply's
--- fifth integer is the store's time, the grant's tag) and its return
--- (release: cost_text '<units> <granted_at>'; the state afterwards, the
--- fifth integer 1 when it took the units off), as
--- core/algorithms/decide.h. One limit, of an algorithm with give_back.
+-- A lease's grant (lease: cost_text '<units> <hold_us>'; acquire the units
+-- and mark the state, or hold them (algo.holds); the reply's fifth integer
+-- is the store's time, the grant's tag) and its return (release: cost_text
+-- '<units> <granted_at> <slice>'; the state afterwards, the fifth integer 1
+-- when it still held the slice), as core/algorithms/decide.h. One limit, of
+-- an algorithm that leases (algo.leases); the windows take the older
+-- '<units>' and '<units> <granted_at>' too.
 local function lease_call(key, algo, op, now, cost_text, rates)
   local r = rates[1]
-  if not algo.give_back or rates[2] ~= nil then
-    error('rl: ' .. op .. ' takes one limit of fixed_window or sliding_window', 0)
+  if not algo.leases or rates[2] ~= nil then
+    error('rl: ' .. op .. ' takes one limit of fixed_window, sliding_window, gcra or token_bucket', 0)
   end
+  local nums = numbers_of(cost_text)
   local s = load(key, algo, rates)[1]
   if op == 'lease' then
-    local cost = tonumber(cost_text) or error('rl: cost is not a number', 0)
+    local cost, hold_us = nums[1], nums[2]
+    if not cost or #nums > 2 or (algo.holds and not hold_us) then
+      error('rl: lease takes "<units> <hold_us>"', 0)
+    end
     local v = algo.decide(s, r, now, cost)
+    if v.allowed and algo.holds and not hold_accepts(s.hold, now, hold_us) then
+      -- Holds of another length still live: no slice (decide.h).
+      local unchanged = algo.decide(s, r, now, 0)
+      return pack(R5, 0, unchanged.remaining, 0, unchanged.reset, 0)
+    end
     if not v.allowed then
       local unchanged = algo.decide(s, r, now, 0)
       return pack(R5, 0, unchanged.remaining, v.retry, unchanged.reset, 0)
     end
     algo.consume(s, r, now, cost)
-    if not s.leased_at then s.leased_at = now end
+    if algo.holds then
+      s.hold = hold_add(s.hold, now, cost, hold_us)
+    elseif not s.leased_at then
+      s.leased_at = now
+    end
     save(key, algo, { s }, rates, now)
     return pack(R5, 1, v.remaining, v.retry, v.reset, now)
   end
-  local space = find(cost_text, ' ', 1, true)
-  local units = space and tonumber(sub(cost_text, 1, space - 1))
-  local granted_at = space and tonumber(sub(cost_text, space + 1))
-  if not units or not granted_at then error('rl: release takes "<units> <granted_at>"', 0) end
-  local taken = algo.give_back(s, r, now, units, granted_at)
+  local units, granted_at, slice = nums[1], nums[2], nums[3] or 0
+  if not units or not granted_at or #nums > 3 or (algo.holds and not nums[3]) then
+    error('rl: release takes "<units> <granted_at> <slice>"', 0)
+  end
+  local taken = algo.give_back(s, r, now, units, granted_at, slice)
   if taken then save(key, algo, { s }, rates, now) end
   local v = algo.decide(s, r, now, 0)
   return pack(R5, 1, v.remaining, v.retry, v.reset, taken and 1 or 0)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <span>
 #include <vector>
 
@@ -14,18 +15,26 @@
 namespace rl {
 
 // lease and release are a lease's grant and return (core/lease/; one limit
-// of fixed_window or sliding_window): lease acquires a slice and marks the
-// state, and its verdict's next_retry_after_us carries the store's time of
-// the grant instead; release gives a slice's unused units back to the
-// window it was counted in, when that is still the state's (the grant time
-// comes as `granted_at`); its verdict's next_retry_after_us is 1 when it
-// took the units off, else 0.
+// of an algorithm that leases): lease acquires a slice and marks the
+// state (gcra and token_bucket: holds its units, lease_hold.h), and its
+// verdict's next_retry_after_us carries the store's time of the grant
+// instead; release gives a slice's unused units back where that is exact
+// (the grant time comes as `granted_at`); its verdict's next_retry_after_us
+// is 1 when the state still held the slice, else 0.
 enum class Op { acquire, peek, refund, reset, lease, release };
+
+// What a lease's grant and return carry besides the cost.
+struct LeaseArgs {
+  int64_t granted_at = 0;  // release: the store's time of the grant
+  int64_t slice = 0;       // release: the slice's whole size
+  int64_t hold_us = 0;     // lease: the longest the slice may be used
+};
 
 template <class Algo>
 concept Leasable = requires(typename Algo::State& s, const Rate& r, int64_t t) {
-  Algo::mark_lease(s, r, t);
-  Algo::give_back(s, r, t, t, t);
+  { Algo::may_lease(s, t, t) } -> std::same_as<bool>;
+  Algo::mark_lease(s, r, t, t, t);
+  Algo::give_back(s, r, t, t, t, t);
 };
 
 // Folds per-limit verdicts as they come: `limit` and `limit_index` come
@@ -67,13 +76,14 @@ class Fold {
 // whether the states were written.
 template <class Algo>
 Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<Rate>& rates,
-              int64_t now, int64_t cost, bool& changed, int64_t granted_at = 0) {
+              int64_t now, int64_t cost, bool& changed, const LeaseArgs& lease = {}) {
   const size_t n = rates.size();
   changed = false;
   if (op == Op::lease || op == Op::release) {
     if constexpr (Leasable<Algo>) {
       if (n == 1 && op == Op::release) {
-        const bool taken = Algo::give_back(states[0], rates[0], now, cost, granted_at);
+        const bool taken =
+            Algo::give_back(states[0], rates[0], now, cost, lease.granted_at, lease.slice);
         changed = taken;
         Verdict v = Algo::decide(states[0], rates[0], now, 0);
         v.next_retry_after_us = taken ? 1 : 0;  // whether the units were taken off
@@ -81,9 +91,16 @@ Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<R
       }
       if (n == 1) {
         Verdict v = Algo::decide(states[0], rates[0], now, cost);
+        if (v.allowed && !Algo::may_lease(states[0], now, lease.hold_us)) {
+          // Holds of another length still live (limiters on one key with
+          // different lease_ms): no slice; the call goes to the store alone.
+          v = Algo::decide(states[0], rates[0], now, 0);
+          v.allowed = false;
+          return v;
+        }
         if (v.allowed) {
           Algo::consume(states[0], rates[0], now, cost);
-          Algo::mark_lease(states[0], rates[0], now);
+          Algo::mark_lease(states[0], rates[0], now, cost, lease.hold_us);
           changed = true;
           v.next_retry_after_us = now;
         }

@@ -49,12 +49,12 @@ void FixedWindow::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   s.count = std::max<int64_t>(0, s.count - cost);
 }
 
-void FixedWindow::mark_lease(State& s, const Rate&, int64_t now) {
+void FixedWindow::mark_lease(State& s, const Rate&, int64_t now, int64_t, int64_t) {
   if (s.leased_at < 0) s.leased_at = now;
 }
 
-bool FixedWindow::give_back(State& s, const Rate& r, int64_t now, int64_t units,
-                            int64_t granted_at) {
+bool FixedWindow::give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                            int64_t) {
   const int64_t window = granted_at / r.window_us;
   if (units <= 0 || s.window != window || now / r.window_us != window) return false;
   if (s.leased_at < 0 || s.leased_at > granted_at) return false;  // a reset since the grant

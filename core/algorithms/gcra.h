@@ -9,6 +9,7 @@
 #pragma once
 
 #include "config/rate.h"
+#include "lease_hold.h"
 #include "verdict.h"
 
 namespace rl {
@@ -17,6 +18,8 @@ struct Gcra {
   struct State {
     int64_t tat = 0;   // 0: never used (any past time means "full")
     int64_t frac = 0;  // exact TAT = tat - frac / limit_reduced; 0 <= frac < limit_reduced
+    // Units leases' slices hold (a floor under the TAT: lease_hold.h).
+    HeldUnits hold;
   };
   static constexpr const char* name = "gcra";
   static Verdict decide(const State& s, const Rate& r, int64_t now, int64_t cost);
@@ -24,6 +27,13 @@ struct Gcra {
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   // The time from which the state is the same as an empty one.
   static int64_t idle_at(const State& s, const Rate& r);
+  // Leases (docs/algorithms.md, Leases): whether a slice held `hold_us`
+  // may be granted; after a grant's consume, its hold; a release of a
+  // slice's `units` unused of `slice`, true when the state still held it.
+  static bool may_lease(const State& s, int64_t now, int64_t hold_us);
+  static void mark_lease(State& s, const Rate& r, int64_t now, int64_t slice, int64_t hold_us);
+  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                        int64_t slice);
 };
 
 }  // namespace rl

@@ -122,12 +122,12 @@ void SlidingWindow::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   }
 }
 
-void SlidingWindow::mark_lease(State& s, const Rate&, int64_t now) {
+void SlidingWindow::mark_lease(State& s, const Rate&, int64_t now, int64_t, int64_t) {
   if (s.leased_at < 0) s.leased_at = now;
 }
 
 bool SlidingWindow::give_back(State& s, const Rate& r, int64_t now, int64_t units,
-                              int64_t granted_at) {
+                              int64_t granted_at, int64_t) {
   if (units <= 0 || s.leased_at < 0 || s.leased_at > granted_at) return false;
   const int64_t g = r.granularity_us;
   prune(s, r.window_us / g, now / g);

@@ -31,13 +31,15 @@ struct SlidingWindow {
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   static int64_t idle_at(const State& s, const Rate& r);
   // Op::lease, after consume: marks the state as holding leased units.
-  static void mark_lease(State& s, const Rate& r, int64_t now);
+  static bool may_lease(const State&, int64_t, int64_t) { return true; }
+  static void mark_lease(State& s, const Rate& r, int64_t now, int64_t slice, int64_t hold_us);
   // Op::release: `units` of a slice granted at store time `granted_at`
   // were not used. Taken off the counter of the sub-window it was counted
   // in while that counter is kept and the state is the one it was counted
   // in (no reset since); otherwise nothing changes.
   // True when it took units off.
-  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at);
+  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                        int64_t slice);
 };
 
 }  // namespace rl

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "config/rate.h"
+#include "lease_hold.h"
 #include "verdict.h"
 #include "wide.h"
 
@@ -15,12 +16,20 @@ struct TokenBucket {
     int128 level = 0;  // scaled tokens: tokens * window_reduced
     int64_t at = 0;    // when level was measured
     bool used = false;
+    // Units leases' slices hold: the bucket refills only up to capacity
+    // minus them (lease_hold.h).
+    HeldUnits hold;
   };
   static constexpr const char* name = "token_bucket";
   static Verdict decide(const State& s, const Rate& r, int64_t now, int64_t cost);
   static void consume(State& s, const Rate& r, int64_t now, int64_t cost);
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   static int64_t idle_at(const State& s, const Rate& r);
+  // Leases, as Gcra's.
+  static bool may_lease(const State& s, int64_t now, int64_t hold_us);
+  static void mark_lease(State& s, const Rate& r, int64_t now, int64_t slice, int64_t hold_us);
+  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                        int64_t slice);
 };
 
 }  // namespace rl

@@ -20,6 +20,7 @@ LeaseBackend::LeaseBackend(std::shared_ptr<Store> store, std::shared_ptr<Backend
       max_slice_(static_cast<int64_t>(wide(policy.rates.front().limit) * config.share_numerator /
                                       config.share_denominator)),
       edge_width_(lease_edge_width(policy)),
+      holds_(lease_holds(policy)),
       stats_(store_->stats() ? &store_->stats()->leases : nullptr) {}
 
 LeaseBackend::Shard& LeaseBackend::shard_of(std::string_view key) {
@@ -59,7 +60,7 @@ LeaseBackend::~LeaseBackend() {
     for (auto& [key, e] : shard.keys) {
       if (e.slice_until == 0) continue;
       const GiveBack g = end_slice(e);
-      if (g.units > 0) back.emplace_back(key, g);
+      if (worth_releasing(g)) back.emplace_back(key, g);
     }
   }
   if (!store_->on_own_thread()) {
@@ -73,7 +74,7 @@ LeaseBackend::~LeaseBackend() {
   StoreStats* total = store_->stats();
   for (const auto& [key, g] : back) {
     try {
-      inner_->run_async(Call{Op::release, key, g.units, 0, g.granted_at},
+      inner_->run_async(release_call(key, g),
                         [store = store_, total, units = g.units](Outcome&& o) {
                           if (total && taken_off(o)) total->leases.returned(units);
                         });
@@ -84,7 +85,8 @@ LeaseBackend::~LeaseBackend() {
 
 LeaseBackend::GiveBack LeaseBackend::end_slice(Entry& e) {
   stats_.ended(e.slice_left);
-  GiveBack g{e.slice_left, e.granted_at};
+  GiveBack g{e.slice_left, e.granted_at, e.slice_size};
+  e.slice_size = 0;
   e.slice_left = 0;
   e.slice_used = 0;
   e.slice_until = 0;
@@ -92,8 +94,8 @@ LeaseBackend::GiveBack LeaseBackend::end_slice(Entry& e) {
 }
 
 void LeaseBackend::hand_back(std::string_view key, const GiveBack& g, bool wait) {
-  if (g.units <= 0) return;
-  Call c{Op::release, std::string(key), g.units, 0, g.granted_at};
+  if (!worth_releasing(g)) return;
+  Call c = release_call(key, g);
   auto counted = [this, units = g.units](const Outcome& o) {
     if (taken_off(o)) stats_.returned(units);
   };
@@ -232,7 +234,8 @@ bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost,
     served = true;
     stats_.taken(plan.slice);
     const int64_t now = store_->clock().now_us();
-    const int64_t edge_after = lease_edge_after(policy_, o.verdict);
+    // The buckets have no edge: the lease lasts lease_ms.
+    const int64_t edge_after = holds_ ? lease_us_ : lease_edge_after(policy_, o.verdict);
     const int64_t granted_at = o.verdict.next_retry_after_us;  // Op::lease's tag
     out = o;
     out.verdict.remaining = plan.slice - cost;
@@ -241,13 +244,16 @@ bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost,
       stats_.ended(plan.slice - cost);  // covered, but not usable here
       // After a reset through this limiter the store may hold a newer state:
       // the release is a no-op there, but there is nothing to hand back.
-      if (e == nullptr || e->resets == plan.resets) backs[0] = {plan.slice - cost, granted_at};
+      if (e == nullptr || e->resets == plan.resets) {
+        backs[0] = {plan.slice - cost, granted_at, plan.slice};
+      }
     } else {
       if (e->slice_until != 0) backs[0] = end_slice(*e);  // one granted meanwhile: keep the newer
       // The store decided after sent_at, so the edge is no earlier than
       // sent_at + edge_after (clocks that tick at one rate; docs/algorithms.md).
-      e->edge_hint = plan.sent_at + edge_after;
+      if (!holds_) e->edge_hint = plan.sent_at + edge_after;
       e->slice_until = plan.sent_at + std::min(lease_us_, edge_after);
+      e->slice_size = plan.slice;
       e->slice_left = plan.slice - cost;
       e->slice_used = cost;
       e->reset_at = now + o.verdict.reset_after_us;
@@ -277,11 +283,17 @@ Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
     if (StoreStats* s = store_->stats()) s->count(Code::ok, o.verdict);
     return o;
   }
-  if (p.what == Plan::grant) {
+  if (p.what == Plan::grant && store_->on_own_thread()) {
+    // Nothing may wait here: no slice (and none for lease_ms).
+    Outcome ignored;
+    granted(key, p, cost, Outcome::failure(Code::internal, ""), ignored);
+  } else if (p.what == Plan::grant) {
     Outcome out;
     Outcome o;
     try {
-      o = inner_->run(Op::lease, key, p.slice, timeout_us);
+      Call c{Op::lease, std::string(key), p.slice, timeout_us};
+      c.lease_hold_us = lease_us_;
+      o = wait_for<Outcome>([&](auto done) { inner_->run_async(std::move(c), done); });
     } catch (...) {
       granted(key, p, cost, Outcome::failure(Code::internal, ""), out);
       throw;
@@ -293,10 +305,10 @@ Outcome LeaseBackend::run(Op op, std::string_view key, int64_t cost, int64_t tim
 
 void LeaseBackend::run_async(Call call, Completion done) {
   const Plan p = plan(call.op, call.key, call.cost);
-  if (p.give_back.units <= 0) return proceed(p, std::move(call), std::move(done));
+  if (!worth_releasing(p.give_back)) return proceed(p, std::move(call), std::move(done));
   // The release goes first, and the call once it is answered: the store
   // sees them in that order, as a sync call does.
-  Call back{Op::release, call.key, p.give_back.units, 0, p.give_back.granted_at};
+  Call back = release_call(call.key, p.give_back);
   auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));
   try {
     inner_->run_async(std::move(back), [self = shared_from_this(), p, pending,
@@ -332,6 +344,7 @@ void LeaseBackend::proceed(const Plan& p, Call call, Completion done) {
   Call slice_call = call;
   slice_call.op = Op::lease;
   slice_call.cost = p.slice;
+  slice_call.lease_hold_us = lease_us_;
   auto self = shared_from_this();
   auto pending = std::make_shared<std::pair<Call, Completion>>(std::move(call), std::move(done));
   try {

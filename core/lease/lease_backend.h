@@ -10,7 +10,10 @@
 // rest goes back in one store call (Op::release, tagged with the grant's
 // store time), which the store takes off only in the window (sub-window)
 // and the state the slice was counted in: past that window's edge, or after
-// a reset, it changes nothing. Peeks and batches pass through.
+// a reset, it changes nothing. gcra and token_bucket have no edges: the
+// store holds a slice's units out of the bucket for lease_ms (lease_hold.h),
+// and every slice is released, used up or not, to end its hold early.
+// Peeks and batches pass through.
 #pragma once
 
 #include <array>
@@ -47,6 +50,7 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
     int64_t period_start = 0;  // this process's units on the key, per lease_ms
     int64_t period_units = 0;
     int64_t last_period_units = 0;
+    int64_t slice_size = 0;      // units the slice was granted with
     int64_t slice_left = 0;      // units of the slice not yet used
     int64_t slice_used = 0;      // used from it (what a refund may give back)
     int64_t slice_until = 0;     // the lease ends here (local clock)
@@ -62,7 +66,16 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   struct GiveBack {
     int64_t units = 0;
     int64_t granted_at = 0;
+    int64_t slice = 0;  // the slice's whole size (its hold, for the buckets)
   };
+  // Whether a lease's end calls the store: to give units back, or to end
+  // its hold.
+  bool worth_releasing(const GiveBack& g) const { return g.units > 0 || (holds_ && g.slice > 0); }
+  Call release_call(std::string_view key, const GiveBack& g) const {
+    Call c{Op::release, std::string(key), g.units, 0, g.granted_at};
+    c.lease_slice = g.slice;
+    return c;
+  }
   // What a call on a key should do, decided under the key's lock.
   struct Plan {
     GiveBack give_back;  // a lease that ended here, before anything else
@@ -110,6 +123,7 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   int64_t threshold_units_;  // per lease_ms
   int64_t max_slice_;
   int64_t edge_width_;
+  bool holds_;
   std::array<Shard, kShards> shards_;
   LeaseStats stats_;
 };

@@ -12,16 +12,14 @@ namespace {
 // its limit (docs/algorithms.md, Leases).
 const char* why_not(Algorithm a) {
   switch (a) {
-    case Algorithm::gcra:
-    case Algorithm::token_bucket:
-      return "a unit used after the grant lands beside units refilled meanwhile; the store would "
-             "have to refill only up to capacity minus the units slices hold";
     case Algorithm::sliding_log:
       return "its log would need each slice recorded at the lease's end, counted before it begins";
     case Algorithm::suppressed:
       return "it admits past the limit by a draw, so a slice has no exact size";
     case Algorithm::fixed_window:
-    case Algorithm::sliding_window: break;
+    case Algorithm::sliding_window:
+    case Algorithm::gcra:
+    case Algorithm::token_bucket: break;
   }
   return nullptr;
 }
@@ -39,7 +37,7 @@ void check_lease(const Policy& policy, const Settings& settings) {
   if (const char* why = why_not(policy.algorithm)) {
     fail_invalid(std::string("lease: algorithm ") + algorithm_name(policy.algorithm) +
                  " cannot lease exactly (" + why +
-                 "); lease=auto takes fixed_window or sliding_window");
+                 "); lease=auto takes fixed_window, sliding_window, gcra or token_bucket");
   }
   if (policy.rates.size() != 1) {
     fail_invalid("lease: lease=auto takes one limit; 'limit' has " +
@@ -47,12 +45,18 @@ void check_lease(const Policy& policy, const Settings& settings) {
   }
 }
 
+bool lease_holds(const Policy& policy) {
+  return policy.algorithm == Algorithm::gcra || policy.algorithm == Algorithm::token_bucket;
+}
+
 int64_t lease_edge_width(const Policy& policy) {
+  if (lease_holds(policy)) return 0;
   const Rate& r = policy.rates.front();
   return policy.algorithm == Algorithm::sliding_window ? r.granularity_us : r.window_us;
 }
 
 int64_t lease_edge_after(const Policy& policy, const Verdict& granted) {
+  if (lease_holds(policy)) return 0;
   const Rate& r = policy.rates.front();
   // fixed_window: reset_after is the window's end. sliding_window: the
   // newest counter is the one the slice went to, so reset_after is its

@@ -11,18 +11,23 @@
 namespace rl {
 
 // Throws invalid_arg naming the setting when `lease` is on for a policy
-// that cannot lease exactly (every algorithm but fixed_window and
-// sliding_window, or more than one limit), or when a lease_* setting is
-// given with lease=off.
+// that cannot lease exactly (sliding_log, suppressed, or more than one
+// limit), or when a lease_* setting is given with lease=off.
 void check_lease(const Policy& policy, const Settings& settings);
 
+// gcra and token_bucket: the store holds a slice's units for the lease's
+// length (no window edges); every slice is released, used up or not.
+bool lease_holds(const Policy& policy);
+
 // The width of the intervals whose edges a lease never crosses: the window
-// (fixed_window) or the sub-window (sliding_window), where counts land.
+// (fixed_window) or the sub-window (sliding_window), where counts land; 0
+// for the algorithms that hold.
 int64_t lease_edge_width(const Policy& policy);
 
 // From the store's verdict on a slice it just admitted: how long after the
 // store decided the window (or sub-window) the slice was counted in ends;
-// 0 when the verdict does not say (the slice is then not used here).
+// 0 when the verdict does not say (the slice is then not used here) and
+// for the algorithms that hold.
 int64_t lease_edge_after(const Policy& policy, const Verdict& granted);
 
 }  // namespace rl

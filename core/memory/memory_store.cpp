@@ -74,6 +74,10 @@ struct KeyEqual {
 constexpr size_t kShards = 64;
 constexpr size_t kFirstSweepAt = 64;
 
+LeaseArgs lease_args(const Call& c) {
+  return LeaseArgs{c.granted_at_us, c.lease_slice, c.lease_hold_us};
+}
+
 }  // namespace
 
 class MemoryStore::Table {
@@ -81,7 +85,7 @@ class MemoryStore::Table {
   virtual ~Table() = default;
   // `chance`: suppressed's draw and factor reuse; the other algorithms ignore it.
   virtual Verdict run(Op op, std::string_view key, int64_t cost, int64_t now, const Chance& chance,
-                      int64_t granted_at) = 0;
+                      const LeaseArgs& lease) = 0;
   virtual size_t size() = 0;
 };
 
@@ -99,7 +103,7 @@ class TableOf final : public MemoryStore::Table {
         shard_cap_(std::max<size_t>(1, (max_keys + kShards - 1) / kShards)) {}
 
   Verdict run(Op op, std::string_view key, int64_t cost, int64_t now, const Chance& chance,
-              int64_t granted_at) override {
+              const LeaseArgs& lease) override {
     const size_t hash = hash_of(key);
     // Bits the shard's table does not use: it takes the top ones for the
     // position and the low byte for its metadata.
@@ -111,14 +115,14 @@ class TableOf final : public MemoryStore::Table {
       // when the operation recorded something.
       States states = empty_;
       bool changed = false;
-      Verdict v = apply_op(op, states, now, cost, chance, granted_at, changed);
+      Verdict v = apply_op(op, states, now, cost, chance, lease, changed);
       if (changed && op != Op::reset && v.reset_after_us > 0) {
         insert(shard, key, std::move(states), now);
       }
       return v;
     }
     bool changed = false;
-    Verdict v = apply_op(op, it->second, now, cost, chance, granted_at, changed);
+    Verdict v = apply_op(op, it->second, now, cost, chance, lease, changed);
     if (changed && idle_at(it->second) <= now) shard.entries.erase(it);
     return v;
   }
@@ -157,11 +161,11 @@ class TableOf final : public MemoryStore::Table {
   };
 
   Verdict apply_op(Op op, States& states, int64_t now, int64_t cost, const Chance& chance,
-                   int64_t granted_at, bool& changed) {
+                   const LeaseArgs& lease, bool& changed) {
     if constexpr (std::is_same_v<Algo, Suppressed>) {
       return Suppressed::apply(op, states, rates_, now, cost, chance, changed);
     } else {
-      return apply<Algo>(op, states, rates_, now, cost, changed, granted_at);
+      return apply<Algo>(op, states, rates_, now, cost, changed, lease);
     }
   }
 
@@ -255,11 +259,11 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
 
   // One call, closed or not: a batch checks once, so that a close never
   // splits it into decided and refused requests.
-  Outcome decide(Op op, std::string_view key, int64_t cost, int64_t granted_at = 0) {
+  Outcome decide(Op op, std::string_view key, int64_t cost, const LeaseArgs& lease = {}) {
     Outcome o;
     Chance chance;
     if (draws_) chance = Chance{draws_->next(), factor_reuse_us_};
-    o.verdict = table_->run(op, key, cost, clock_.now_us(), chance, granted_at);
+    o.verdict = table_->run(op, key, cost, clock_.now_us(), chance, lease);
     stats_.count(o.code, o.verdict);
     return o;
   }
@@ -268,7 +272,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     // The task owns the backend: the limiter may be freed before it runs.
     auto task = [self = shared_from_this(), call = std::move(call), done](bool shutting_down) {
       if (shutting_down || self->store_->closed()) return done(shutdown_outcome());
-      done(self->decide(call.op, call.key, call.cost, call.granted_at_us));
+      done(self->decide(call.op, call.key, call.cost, lease_args(call)));
     };
     if (store_->closed() || !store_->executor().post(std::move(task))) {
       throw Error(Code::shutdown, "store: closed");
@@ -280,7 +284,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
     if (store_->closed()) throw Error(Code::shutdown, "store: closed");
     std::vector<Outcome> outcomes;
     outcomes.reserve(calls.size());
-    for (const Call& c : calls) outcomes.push_back(decide(c.op, c.key, c.cost, c.granted_at_us));
+    for (const Call& c : calls) outcomes.push_back(decide(c.op, c.key, c.cost, lease_args(c)));
     return outcomes;
   }
 
@@ -290,7 +294,7 @@ class MemoryBackend final : public Backend, public std::enable_shared_from_this<
       std::vector<Outcome> outcomes;
       outcomes.reserve(calls.size());
       for (const Call& c : calls) {
-        outcomes.push_back(self->decide(c.op, c.key, c.cost, c.granted_at_us));
+        outcomes.push_back(self->decide(c.op, c.key, c.cost, lease_args(c)));
       }
       done(Outcome{}, std::move(outcomes));
     };

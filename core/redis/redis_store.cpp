@@ -208,10 +208,11 @@ class RedisBackend final : public Backend, public std::enable_shared_from_this<R
   NodeId node_of(std::string_view key) override;
 
  private:
-  ScriptCall script_call(Op op, std::string_view key, int64_t cost, int64_t granted_at = 0) const;
+  ScriptCall script_call(Op op, std::string_view key, int64_t cost,
+                         const LeaseArgs& lease = {}) const;
   // run and run_async: the key is read here, never copied into a Call.
   void submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us, Completion done,
-                  int64_t granted_at = 0);
+                  const LeaseArgs& lease = {});
   Outcome outcome_of(CallResult&& result, int64_t timeout_us) const;
 
   std::shared_ptr<RedisStore> store_;
@@ -377,7 +378,7 @@ RedisBackend::RedisBackend(std::shared_ptr<RedisStore> store, const Policy& poli
 }
 
 ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost,
-                                     int64_t granted_at) const {
+                                     const LeaseArgs& lease) const {
   // Filled in place: an initializer list would copy the key.
   ScriptCall c{algorithm_, op, {}, {}, op != Op::peek};
   c.keys.push_back(keys_.key_for(key));
@@ -393,9 +394,16 @@ ScriptCall RedisBackend::script_call(Op op, std::string_view key, int64_t cost,
     cost_arg += ' ';
     cost_arg += std::to_string(factor_reuse_us_);
   }
-  if (op == Op::release) {  // "<units> <granted_at>" (lua/common.lua, lease_call)
+  // lease: "<units> <hold_us>"; release: "<units> <granted_at> <slice>"
+  // (lua/common.lua, lease_call).
+  if (op == Op::lease) {
     cost_arg += ' ';
-    cost_arg += std::to_string(granted_at);
+    cost_arg += std::to_string(lease.hold_us);
+  } else if (op == Op::release) {
+    cost_arg += ' ';
+    cost_arg += std::to_string(lease.granted_at);
+    cost_arg += ' ';
+    cost_arg += std::to_string(lease.slice);
   }
   c.args.push_back(std::move(cost_arg));
   c.args.push_back(limits_arg_);
@@ -457,14 +465,15 @@ std::vector<Outcome> RedisBackend::run_batch(std::vector<Call> calls) {
 }
 
 void RedisBackend::run_async(Call call, Completion done) {
-  submit_one(call.op, call.key, call.cost, call.timeout_us, std::move(done), call.granted_at_us);
+  submit_one(call.op, call.key, call.cost, call.timeout_us, std::move(done),
+             LeaseArgs{call.granted_at_us, call.lease_slice, call.lease_hold_us});
 }
 
 void RedisBackend::submit_one(Op op, std::string_view key, int64_t cost, int64_t timeout_us,
-                              Completion done, int64_t granted_at) {
+                              Completion done, const LeaseArgs& lease) {
   // The completion owns the backend: the limiter may be freed before it runs.
   store_->submit_one(
-      script_call(op, key, cost, granted_at), timeout_us,
+      script_call(op, key, cost, lease), timeout_us,
       [self = shared_from_this(), done = std::move(done), timeout_us](CallResult&& result) {
         done(self->outcome_of(std::move(result), timeout_us));
       });
@@ -483,7 +492,8 @@ void RedisBackend::run_batch_async(std::vector<Call> calls, BatchCompletion done
   scripts.reserve(calls.size());
   int64_t timeout_us = 0;
   for (const Call& c : calls) {
-    scripts.push_back(script_call(c.op, c.key, c.cost, c.granted_at_us));
+    scripts.push_back(script_call(c.op, c.key, c.cost,
+                                  LeaseArgs{c.granted_at_us, c.lease_slice, c.lease_hold_us}));
     if (c.timeout_us > 0 && (timeout_us == 0 || c.timeout_us < timeout_us))
       timeout_us = c.timeout_us;
   }

@@ -1,5 +1,5 @@
 -- Fixed window, as core/algorithms/fixed_window.cpp. State: window index and count.
-local algo = {}
+local algo = { leases = true } -- its slices lease (common.lua lease_call)
 local try_call, type = redis.pcall, type
 
 local function count_at(s, r, now)

@@ -3,10 +3,10 @@
 -- 1/limit_reduced us). Durations below are scaled to 1/limit_reduced us, so
 -- one unit of cost is exactly window_reduced of them; as they reach 2^85,
 -- each is a pair (us, part): us * limit_reduced + part.
-local algo = {}
+local algo = { leases = true, holds = true } -- slices hold their units (common.lua lease_call)
 
--- How far the TAT lies ahead of now (0 when it is in the past).
-local function ahead_of(s, r, now)
+-- How far the stored TAT lies ahead of now (0 when it is in the past).
+local function raw_ahead(s, r, now)
   if s.tat <= now then return 0, 0 end
   if s.frac == 0 then return s.tat - now, 0 end
   return s.tat - now - 1, r.lr - s.frac
@@ -29,14 +29,71 @@ local function ceil_us(us, part)
   return us
 end
 
+-- The holds' floor under the TAT (core/algorithms/lease_hold.cpp): each
+-- generation's units until it expires, then less by the refill since.
+local function hold_term(r, now, units, expiry)
+  if units <= 0 then return 0, 0 end
+  local us, part = span_of(r, units)
+  if now <= expiry then return us, part end
+  if pair_le(us, part, now - expiry, 0) then return 0, 0 end
+  return pair_sub(r.lr, us, part, now - expiry, 0)
+end
+
+local function hold_floor(h, r, now)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local us, part = hold_term(r, now, u1, e1)
+  local us2, part2 = hold_term(r, now, u2, e2)
+  if pair_le(us2, part2, us, part) then return us, part end
+  return us2, part2
+end
+
+-- The least wait from now after which the floor is at most `us, part`.
+local function hold_wait(h, r, now, us, part)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local out = 0
+  for _, t in ipairs({ { u1, e1 }, { u2, e2 } }) do
+    local hu, hp = span_of(r, t[1])
+    if t[1] > 0 and not pair_le(hu, hp, us, part) then
+      out = max(out, t[2] - now + ceil_us(pair_sub(r.lr, hu, hp, us, part)))
+    end
+  end
+  return out
+end
+
+local function hold_idle(h, r)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local out = 0
+  if u1 > 0 then out = max(out, e1 + ceil_us(span_of(r, u1))) end
+  if u2 > 0 then out = max(out, e2 + ceil_us(span_of(r, u2))) end
+  return out
+end
+
+-- How far the TAT lies ahead of now, no nearer than the holds' floor.
+local function ahead_of(s, r, now)
+  local us, part = raw_ahead(s, r, now)
+  if s.hold then
+    local fu, fp = hold_floor(s.hold, r, now)
+    if not pair_le(fu, fp, us, part) then return fu, fp end
+  end
+  return us, part
+end
+
+-- A hold no slice can use any more whose floor is gone: an ordinary state.
+local function settle(s, r, now)
+  if s.hold and not hold_live(s.hold, now) and hold_idle(s.hold, r) <= now then s.hold = nil end
+end
+
 function algo.empty() return { tat = 0, frac = 0 } end
 -- One limit alone stores 'tat' while frac is 0 (key schema v3).
 function algo.decode(nums, pos) return { tat = nums[pos], frac = nums[pos + 1] or 0 }, pos + 2 end
 function algo.encode(s, out, r, alone)
   out[#out + 1] = int(s.tat)
-  if s.frac ~= 0 or not alone then out[#out + 1] = int(s.frac) end
+  if s.frac ~= 0 or not alone or s.hold then out[#out + 1] = int(s.frac) end
 end
-function algo.idle_at(s) return s.tat end
+function algo.idle_at(s, r)
+  if s.hold then return max(s.tat, hold_idle(s.hold, r)) end
+  return s.tat
+end
 
 function algo.decide(s, r, now, cost)
   local v = verdict(r)
@@ -50,8 +107,18 @@ function algo.decide(s, r, now, cost)
     if pair_le(next_us, next_part, tol_us, tol_part) then
       v.allowed = true
       us, part = next_us, next_part
-    else
+    elseif not s.hold then
       v.retry = ceil_us(pair_sub(lr, next_us, next_part, tol_us, tol_part))
+    else
+      -- The stored TAT comes nearer at the clock's rate, the holds' floor
+      -- only once their generation expires: both must leave room.
+      local room_us, room_part = pair_sub(lr, tol_us, tol_part, span_of(r, cost))
+      local raw_us, raw_part = raw_ahead(s, r, now)
+      local retry = 0
+      if not pair_le(raw_us, raw_part, room_us, room_part) then
+        retry = ceil_us(pair_sub(lr, raw_us, raw_part, room_us, room_part))
+      end
+      v.retry = max(retry, hold_wait(s.hold, r, now, room_us, room_part))
     end
   end
   -- remaining: floor((tolerance - after) / window_reduced)
@@ -59,17 +126,19 @@ function algo.decide(s, r, now, cost)
   local units, rest = muldiv(left_us, lr, r.wr)
   v.remaining = units + idiv(rest + left_part, r.wr)
   v.reset = ceil_us(us, part)
+  if s.hold then v.reset = max(v.reset, hold_wait(s.hold, r, now, 0, 0)) end
   return v
 end
 
 function algo.consume(s, r, now, cost)
   local us, part = ahead_of(s, r, now)
   set_ahead(s, r, now, pair_add(r.lr, us, part, span_of(r, cost)))
+  settle(s, r, now)
 end
 
-function algo.refund(s, r, now, cost)
-  local us, part = ahead_of(s, r, now)
-  local back_us, back_part = span_of(r, min(cost, r.burst))
+-- Sets the TAT `units` nearer than `us, part`.
+local function set_back(s, r, now, us, part, units)
+  local back_us, back_part = span_of(r, min(max(units, 0), r.burst))
   if pair_le(us, part, back_us, back_part) then
     set_ahead(s, r, now, 0, 0)
   else
@@ -77,9 +146,26 @@ function algo.refund(s, r, now, cost)
   end
 end
 
+function algo.refund(s, r, now, cost)
+  local us, part = ahead_of(s, r, now)
+  set_back(s, r, now, us, part, cost)
+  settle(s, r, now)
+end
+
+-- A lease's return (core/algorithms/gcra.cpp give_back): the unused units
+-- go back to the bucket as it stands, before the slice's hold comes off.
+function algo.give_back(s, r, now, units, granted_at, slice)
+  if not s.hold then return false end
+  local us, part = ahead_of(s, r, now)
+  if not hold_release(s.hold, now, granted_at, slice) then return false end
+  set_back(s, r, now, us, part, units)
+  settle(s, r, now)
+  return true
+end
+
 -- acquire with one limit, the common case, in locals (common.lua decide_one
 -- makes tables): the same decision, the same value.
-function algo.acquire_one(key, r, now, cost, min_ttl)
+function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
   local lr, wr, burst = r.lr, r.wr, r.burst
   local raw = call('GET', key)
   local tat, frac = 0, 0
@@ -88,6 +174,8 @@ function algo.acquire_one(key, r, now, cost, min_ttl)
     if not tat then
       local space = find(raw, ' ', 1, true)
       tat, frac = tonumber(sub(raw, 1, space - 1)), tonumber(sub(raw, space + 1))
+      -- More than 'tat frac': a leased state's holds follow (common.lua).
+      if not frac then return decide_one(key, algo, rates, now, cost, true) end
     end
   end
   -- While the tolerance burst * wr stays below 2^51, every duration here

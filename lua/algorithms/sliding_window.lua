@@ -1,7 +1,7 @@
 -- Sliding window, as core/algorithms/sliding_window.cpp. State: non-zero counters
 -- {index, count} per sub-window of granularity g, oldest first. Stored as:
 -- count, then index and count of each counter.
-local algo = {}
+local algo = { leases = true } -- its slices lease (common.lua lease_call)
 
 -- Counters seen from sub-window `current`: `full` counted in full, `partial`
 -- (the one straddling the window's start) weighted by (g - offset) / g.

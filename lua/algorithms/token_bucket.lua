@@ -4,7 +4,7 @@
 -- pair (tokens, part): tokens * window_reduced + part. Stored as one number
 -- when the capacity fits (burst * window_reduced <= 2^52, every limit rl
 -- accepted before wider ones), else as its two.
-local algo = {}
+local algo = { leases = true, holds = true } -- slices hold their units (common.lua lease_call)
 
 local function narrow(r) return r.burst * r.wr <= 4503599627370496 end
 
@@ -14,13 +14,67 @@ local function time_for(r, tokens, part)
   return us + ceil_div(rest + part, r.lr)
 end
 
-local function level_at(s, r, now)
+local function raw_level_at(s, r, now)
   if not s.used then return r.burst, 0 end
   local elapsed = max(0, now - s.at)
   if elapsed >= time_for(r, pair_sub(r.wr, r.burst, 0, s.tokens, s.part)) then
     return r.burst, 0
   end
   return pair_add(r.wr, s.tokens, s.part, muldiv(elapsed, r.lr, r.wr))
+end
+
+-- The holds' floor under the capacity (core/algorithms/lease_hold.cpp):
+-- each generation's units until it expires, then less by the refill since.
+local function hold_term(r, now, units, expiry)
+  if units <= 0 then return 0, 0 end
+  if now <= expiry then return units, 0 end
+  local q, rest = muldiv(now - expiry, r.lr, r.wr)
+  if pair_le(units, 0, q, rest) then return 0, 0 end
+  return pair_sub(r.wr, units, 0, q, rest)
+end
+
+local function hold_floor(h, r, now)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local t, p = hold_term(r, now, u1, e1)
+  local t2, p2 = hold_term(r, now, u2, e2)
+  if pair_le(t2, p2, t, p) then return t, p end
+  return t2, p2
+end
+
+-- The least wait from now after which the floor is at most `tokens, part`.
+local function hold_wait(h, r, now, tokens, part)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local out = 0
+  if u1 > 0 and not pair_le(u1, 0, tokens, part) then
+    out = max(out, e1 - now + time_for(r, pair_sub(r.wr, u1, 0, tokens, part)))
+  end
+  if u2 > 0 and not pair_le(u2, 0, tokens, part) then
+    out = max(out, e2 - now + time_for(r, pair_sub(r.wr, u2, 0, tokens, part)))
+  end
+  return out
+end
+
+local function hold_idle(h, r)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local out = 0
+  if u1 > 0 then out = max(out, e1 + time_for(r, u1, 0)) end
+  if u2 > 0 then out = max(out, e2 + time_for(r, u2, 0)) end
+  return out
+end
+
+-- The level, capped too at capacity minus what slices hold.
+local function level_at(s, r, now)
+  local tokens, part = raw_level_at(s, r, now)
+  if s.hold then
+    local ct, cp = pair_sub(r.wr, r.burst, 0, hold_floor(s.hold, r, now))
+    if pair_le(ct, cp, tokens, part) then return ct, cp end
+  end
+  return tokens, part
+end
+
+-- A hold no slice can use any more whose floor is gone: an ordinary state.
+local function settle(s, r, now)
+  if s.hold and not hold_live(s.hold, now) and hold_idle(s.hold, r) <= now then s.hold = nil end
 end
 
 function algo.empty() return { used = false, tokens = 0, part = 0, at = 0 } end
@@ -43,7 +97,9 @@ end
 
 function algo.idle_at(s, r)
   if not s.used then return 0 end
-  return s.at + time_for(r, pair_sub(r.wr, r.burst, 0, s.tokens, s.part))
+  local full_at = s.at + time_for(r, pair_sub(r.wr, r.burst, 0, s.tokens, s.part))
+  if s.hold then return max(full_at, hold_idle(s.hold, r)) end
+  return full_at
 end
 
 function algo.decide(s, r, now, cost)
@@ -54,11 +110,19 @@ function algo.decide(s, r, now, cost)
   elseif cost <= tokens then
     v.allowed = true
     tokens = tokens - cost
-  else
+  elseif not s.hold then
     v.retry = time_for(r, pair_sub(r.wr, cost, 0, tokens, part))
+  else
+    -- The stored level refills at the rate, the cap the holds lower only
+    -- once their generation expires: both must reach the cost.
+    local rt, rp = raw_level_at(s, r, now)
+    local retry = 0
+    if not pair_le(cost, 0, rt, rp) then retry = time_for(r, pair_sub(r.wr, cost, 0, rt, rp)) end
+    v.retry = max(retry, hold_wait(s.hold, r, now, r.burst - cost, 0))
   end
   v.remaining = tokens
   v.reset = time_for(r, pair_sub(r.wr, r.burst, 0, tokens, part))
+  if s.hold then v.reset = max(v.reset, hold_wait(s.hold, r, now, 0, 0)) end
   return v
 end
 
@@ -67,13 +131,31 @@ function algo.consume(s, r, now, cost)
   s.tokens, s.part = tokens - cost, part
   s.at = max(now, s.at)
   s.used = true
+  settle(s, r, now)
 end
 
-function algo.refund(s, r, now, cost)
-  local tokens, part = level_at(s, r, now)
-  tokens = tokens + min(cost, r.burst)
+-- Puts `units` back on the level `tokens, part`, up to the capacity.
+local function set_back(s, r, now, tokens, part, units)
+  tokens = tokens + min(max(units, 0), r.burst)
   if tokens >= r.burst then tokens, part = r.burst, 0 end
   s.tokens, s.part = tokens, part
   s.at = max(now, s.at)
   s.used = true
+end
+
+function algo.refund(s, r, now, cost)
+  local tokens, part = level_at(s, r, now)
+  set_back(s, r, now, tokens, part, cost)
+  settle(s, r, now)
+end
+
+-- A lease's return (core/algorithms/token_bucket.cpp give_back): the unused
+-- units go back to the bucket as it stands, before the slice's hold comes off.
+function algo.give_back(s, r, now, units, granted_at, slice)
+  if not s.hold then return false end
+  local tokens, part = level_at(s, r, now)
+  if not hold_release(s.hold, now, granted_at, slice) then return false end
+  set_back(s, r, now, tokens, part, units)
+  settle(s, r, now)
+  return true
 end

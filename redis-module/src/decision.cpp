@@ -50,8 +50,7 @@ Decision decide_with(const Request& q, std::optional<std::string_view> stored, i
   }
   Decision d;
   bool changed = false;
-  const Verdict v =
-      apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed, q.granted_at);
+  const Verdict v = apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed, q.lease);
   const bool one = q.rates.size() == 1;
   if (q.op == Op::lease || q.op == Op::release) {
     // next_retry's place: the grant's time, or whether the units were taken

@@ -190,20 +190,33 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
     q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
     q.chance.draw = bounded(parts[1], "cost: draw", 0, Suppressed::kScale - 1);
     q.chance.factor_reuse_us = bounded(parts[2], "cost: factor_reuse_us", 0, kMaxTime);
-  } else if (op == Op::release) {
-    const std::vector<std::string_view> parts = fields_of(cost);
-    if (parts.size() != 2) {
-      throw CommandError("cost: " + shown(cost) + " is not '<units> <granted_at>' (release)");
+  } else if (op == Op::lease || op == Op::release) {
+    if (algorithm != AlgorithmKind::fixed_window && algorithm != AlgorithmKind::sliding_window &&
+        algorithm != AlgorithmKind::gcra && algorithm != AlgorithmKind::token_bucket) {
+      throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
+                         " takes fixed_window, sliding_window, gcra or token_bucket");
     }
-    q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
-    q.granted_at = bounded(parts[1], "cost: granted_at", 0, kMaxTime);
+    // gcra and token_bucket hold a slice's units: they need its length and
+    // size; the windows take the older short forms too.
+    const bool holds = algorithm == AlgorithmKind::gcra || algorithm == AlgorithmKind::token_bucket;
+    const std::vector<std::string_view> parts = fields_of(cost);
+    if (op == Op::lease) {
+      if (parts.size() != 2 && (holds || parts.size() != 1)) {
+        throw CommandError("cost: " + shown(cost) + " is not '<units> <hold_us>' (lease)");
+      }
+      q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
+      if (parts.size() == 2) q.lease.hold_us = bounded(parts[1], "cost: hold_us", 1, kMaxTime);
+    } else {
+      if (parts.size() != 3 && (holds || parts.size() != 2)) {
+        throw CommandError("cost: " + shown(cost) +
+                           " is not '<units> <granted_at> <slice>' (release)");
+      }
+      q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);
+      q.lease.granted_at = bounded(parts[1], "cost: granted_at", 0, kMaxTime);
+      if (parts.size() == 3) q.lease.slice = bounded(parts[2], "cost: slice", 0, kMaxLimit);
+    }
   } else {
     q.cost = bounded(cost, "cost", least_cost(op), kMaxLimit);
-  }
-  if ((op == Op::lease || op == Op::release) && algorithm != AlgorithmKind::fixed_window &&
-      algorithm != AlgorithmKind::sliding_window) {
-    throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
-                       " takes fixed_window or sliding_window");
   }
 
   const Limits& parsed = limits_of(algorithm, limits);

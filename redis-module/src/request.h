@@ -31,8 +31,10 @@ struct Request {
   Op op = Op::acquire;
   std::optional<int64_t> now;  // nullopt: the server's clock
   int64_t cost = 0;
-  Chance chance;           // suppressed only
-  int64_t granted_at = 0;  // release only: its cost is "<units> <granted_at>"
+  Chance chance;  // suppressed only
+  // lease: cost "<units> <hold_us>"; release: "<units> <granted_at> <slice>"
+  // (the older "<units>" and "<units> <granted_at>" for the windows).
+  LeaseArgs lease;
   int64_t min_ttl_ms = 0;
   std::vector<Rate> rates;
 };

@@ -73,13 +73,37 @@ bool narrow(const Rate& r) {
   return int128{r.burst} * r.window_reduced <= (int64_t{1} << 52);
 }
 
+// A leased gcra or token_bucket state's holds, after its own integers (one
+// limit: "leased_at period gen held_new held_old"; lua: common.lua save).
+constexpr size_t kHoldIntegers = 5;
+
+void decode_hold(Numbers& n, HeldUnits& hold) {
+  LeaseHold& h = hold.make();
+  h.leased_at = n.next("hold leased_at", 0, kTwo53);
+  h.period_us = n.next("hold period", 1, kMaxTime);
+  h.gen = n.next("hold generation", 0, kTwo53);
+  h.held_new = n.next("hold held_new", 0, kMaxLimit);
+  h.held_old = n.next("hold held_old", 0, kMaxLimit);
+}
+void encode_hold(const HeldUnits& hold, std::string& out) {
+  put(out, hold->leased_at);
+  put(out, hold->period_us);
+  put(out, hold->gen);
+  put(out, hold->held_new);
+  put(out, hold->held_old);
+}
+
 void decode_one(Numbers& n, const Rate& r, bool alone, Gcra::State& s) {
+  const size_t left = n.left();
   s.tat = n.next("gcra tat", 0, kTwo53);
-  s.frac = alone && n.left() == 0 ? 0 : n.next("gcra frac", 0, r.limit_reduced - 1);
+  s.frac = alone && left == 1 ? 0 : n.next("gcra frac", 0, r.limit_reduced - 1);
+  if (alone && left == 2 + kHoldIntegers) decode_hold(n, s.hold);
 }
 void encode_one(const Gcra::State& s, const Rate&, bool alone, std::string& out) {
   put(out, s.tat);
-  if (s.frac != 0 || !alone) put(out, s.frac);
+  const bool held = alone && s.hold;
+  if (s.frac != 0 || !alone || held) put(out, s.frac);
+  if (held) encode_hold(s.hold, out);
 }
 
 void decode_one(Numbers& n, const Rate& r, bool alone, FixedWindow::State& s) {
@@ -111,7 +135,8 @@ void encode_one(const FixedWindow::State& s, const Rate& r, bool alone, std::str
   if (alone && s.leased_at >= 0) put(out, s.leased_at);
 }
 
-void decode_one(Numbers& n, const Rate& r, bool, TokenBucket::State& s) {
+void decode_one(Numbers& n, const Rate& r, bool alone, TokenBucket::State& s) {
+  const bool held = alone && n.left() == (narrow(r) ? 2 : 3) + kHoldIntegers;
   const int128 capacity = int128{r.burst} * r.window_reduced;
   if (narrow(r)) {
     s.level = n.next("token_bucket level", 0, static_cast<int64_t>(capacity));
@@ -123,8 +148,9 @@ void decode_one(Numbers& n, const Rate& r, bool, TokenBucket::State& s) {
   }
   s.at = n.next("token_bucket at", 0, kTwo53);
   s.used = true;
+  if (held) decode_hold(n, s.hold);
 }
-void encode_one(const TokenBucket::State& s, const Rate& r, bool, std::string& out) {
+void encode_one(const TokenBucket::State& s, const Rate& r, bool alone, std::string& out) {
   if (narrow(r)) {
     put(out, static_cast<int64_t>(s.level));
   } else {
@@ -132,6 +158,7 @@ void encode_one(const TokenBucket::State& s, const Rate& r, bool, std::string& o
     put(out, static_cast<int64_t>(s.level % r.window_reduced));
   }
   put(out, s.at);
+  if (alone && s.hold) encode_hold(s.hold, out);
 }
 
 void decode_one(Numbers& n, const Rate& r, bool alone, SlidingWindow::State& s) {
