@@ -3,7 +3,8 @@
 // Redis stand for processes sharing a key: checked from the admissions'
 // times, no window ever holds more than the algorithm allows, and what is
 // not admitted while demand exceeds the limit is at most the slices left
-// unused. Algorithms that cannot lease exactly are refused by name.
+// unused (gcra and token_bucket: held out of the bucket until released).
+// Algorithms that cannot lease exactly are refused by name.
 #include <sys/wait.h>
 
 #include <ctime>
@@ -50,7 +51,7 @@ TEST(LeaseSettings, AreInTheSettingsTableAndOffByDefault) {
 }
 
 TEST(LeaseSettings, AlgorithmsThatCannotLeaseExactlyAreRefusedByName) {
-  for (const char* algorithm : {"gcra", "token_bucket", "sliding_log", "suppressed"}) {
+  for (const char* algorithm : {"sliding_log", "suppressed"}) {
     const std::string message = refusal(leased(algorithm, "100/s"));
     EXPECT_NE(message.find(std::string("lease: algorithm ") + algorithm + " cannot lease exactly"),
               std::string::npos)
@@ -69,6 +70,8 @@ TEST(LeaseSettings, AlgorithmsThatCannotLeaseExactlyAreRefusedByName) {
   EXPECT_THROW(bad.set("lease_ms", "0"), Error);
   EXPECT_EQ(refusal(leased("fixed_window", "100/s")), "(accepted)");
   EXPECT_EQ(refusal(leased("sliding_window", "100/s")), "(accepted)");
+  EXPECT_EQ(refusal(leased("gcra", "100/s")), "(accepted)");
+  EXPECT_EQ(refusal(leased("token_bucket", "100/s")), "(accepted)");
 }
 
 // One process, manual clock: the slice is counted in Redis at once, the
@@ -253,26 +256,37 @@ TEST_P(LeaseEnd, PastTheWindowsEdgeOrAfterAResetNothingIsTakenOff) {
 }
 
 TEST_P(LeaseEnd, TheLimitersEndHandsItsSliceBack) {
-  auto store = open();
-  if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
-  manual_clock(*store).set(kStartUs + 200'000);
-  Limiter plain(store, limiter_settings("sliding_window", "1000/s"));
-  int64_t left = 0;
-  {
-    Limiter limiter(store, leased("sliding_window", "1000/s", "100"));
-    Outcome o;
-    for (int i = 0; i < 30; ++i) o = limiter.run(Op::acquire, "k", 1);
-    left = o.verdict.remaining;
-    ASSERT_GT(left, 0);
+  // gcra and token_bucket: the release takes the slice's hold off too, so
+  // the bucket is as if only the admitted units were taken.
+  for (const char* algorithm : {"sliding_window", "gcra", "token_bucket"}) {
+    auto store = open();
+    if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
+    manual_clock(*store).set(kStartUs + 200'000);
+    Limiter plain(store, limiter_settings(algorithm, "1000/s"));
+    int64_t left = 0;
+    {
+      Limiter limiter(store, leased(algorithm, "1000/s", "100"));
+      Outcome o;
+      for (int i = 0; i < 30; ++i) o = limiter.run(Op::acquire, "k", 1);
+      left = o.verdict.remaining;
+      ASSERT_GT(left, 0) << algorithm;
+      ASSERT_GE(limiter.lease_stats().leases_taken, 2u) << algorithm;
+      EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 30 - left) << algorithm;
+    }
+    // The release went out async: the store's total says when it was taken.
+    for (int i = 0;
+         i < 2000 && store->stats()->leases.snapshot().units_returned < static_cast<uint64_t>(left);
+         ++i) {
+      std::this_thread::yield();
+      plain.run(Op::peek, "k", 0);
+    }
+    EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 30) << algorithm;
+    if (std::string(algorithm) != "sliding_window") {
+      // No hold left: 10 ms refill 10 units, up to the capacity.
+      manual_clock(*store).advance(10'000);
+      EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 20) << algorithm;
+    }
   }
-  // The release went out async: the store's total says when it was taken.
-  for (int i = 0;
-       i < 2000 && store->stats()->leases.snapshot().units_returned < static_cast<uint64_t>(left);
-       ++i) {
-    std::this_thread::yield();
-    plain.run(Op::peek, "k", 0);
-  }
-  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 30);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, LeaseEnd, ::testing::Values("memory", "lua", "module"));
