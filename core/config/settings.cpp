@@ -166,8 +166,8 @@ constexpr SettingInfo kSettings[] = {
      .choices = "off,auto",
      .description =
          "auto: a key this process calls past lease_threshold takes a slice of the limit in one "
-         "store call and decides from it here until the lease ends (fixed_window and "
-         "sliding_window with one limit; docs/algorithms.md, Leases)",
+         "store call and decides from it here until the lease ends (fixed_window, sliding_window, "
+         "gcra or token_bucket with one limit; docs/algorithms.md, Leases)",
      .default_value = "off",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.limiter.lease.on = !either(s, v, "off", "auto"); }},
