@@ -148,55 +148,99 @@ Finding sliding_window(std::vector<Call> calls, const Limit& l, int64_t skew_us)
   return f;
 }
 
-// gcra and token_bucket: any interval of length d holds at most
-// burst + d * limit / window units. For admissions in end order j, an
-// interval from admission i's start to j's end holds j - i + 1 of them
-// (each began no earlier than i's end less the longest call), so the
-// excess is f(j) - g(i) - burst with a running minimum of g.
+// The most of `score` over a set of points that a suffix of them can be
+// raised by at once: a max segment tree with range add (points start absent).
+class MaxTree {
+ public:
+  explicit MaxTree(size_t n) : n_(n), mx_(4 * n + 4, kAbsent), add_(4 * n + 4, 0) {}
+  // Every point at `from` or later gains `by`.
+  void add_from(size_t from, __int128 by) { add(1, 0, n_ - 1, from, by); }
+  // Point `at` is present, worth `base` plus what add_from gave it so far.
+  void set(size_t at, __int128 base) { set(1, 0, n_ - 1, at, base); }
+  __int128 max() const { return mx_[1]; }
+
+ private:
+  static constexpr __int128 kAbsent = -(static_cast<__int128>(1) << 120);
+  void add(size_t node, size_t lo, size_t hi, size_t from, __int128 by) {
+    if (hi < from) return;
+    if (lo >= from) {
+      mx_[node] += by;
+      add_[node] += by;
+      return;
+    }
+    const size_t mid = (lo + hi) / 2;
+    add(2 * node, lo, mid, from, by);
+    add(2 * node + 1, mid + 1, hi, from, by);
+    mx_[node] = add_[node] + std::max(mx_[2 * node], mx_[2 * node + 1]);
+  }
+  void set(size_t node, size_t lo, size_t hi, size_t at, __int128 base) {
+    if (lo == hi) {
+      mx_[node] = add_[node] + base;
+      return;
+    }
+    const size_t mid = (lo + hi) / 2;
+    at <= mid ? set(2 * node, lo, mid, at, base) : set(2 * node + 1, mid + 1, hi, at, base);
+    mx_[node] = add_[node] + std::max(mx_[2 * node], mx_[2 * node + 1]);
+  }
+  size_t n_;
+  std::vector<__int128> mx_, add_;
+};
+
+// gcra and token_bucket: any interval [a, b] admits at most burst + rate *
+// (b - a) units, rate = limit / window. The conservative rule: admission k
+// (its call's interval widened by the skew: [s_k, e_k]) was decided at some
+// instant inside it, so it lies provably within [a, b] when a <= s_k and
+// e_k <= b. Any [a, b] holds no more of them for its length than the one
+// from the latest start to the earliest end among them, so the check is,
+// for every admission i as the start and every j with e_j >= s_i as the end,
+//   N(i, j) = #{k : s_k >= s_i, e_k <= e_j} <= burst + rate * (e_j - s_i),
+// in units of 1/window: N * W - limit * e_j <= burst * W - limit * s_i.
+// Exactly, in O(n log n): admissions taken by decreasing start; a tree over
+// every end in sorted order holds, at each taken end e, (taken ends up to
+// and including it) * W - limit * e, and its maximum is the left side's
+// largest for the starts taken so far.
+// Under-admission here is the total's shortfall: the units burst + rate *
+// span (the algorithm alone, demand above the rate throughout) minus those
+// admitted.
 Finding bucket(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
   Finding f;
   count_calls(calls, f);
   if (calls.empty()) return f;
-  const long double rate = static_cast<long double>(l.limit) / l.window_us;
   const int64_t burst = l.burst > 0 ? l.burst : l.limit;
-  std::vector<Call> admitted;
-  int64_t widest = 0, first = calls.front().t0_us, last = calls.front().t1_us;
+  int64_t first = calls.front().t0_us, last = calls.front().t1_us;
   for (const Call& c : calls) {
     first = std::min(first, c.t0_us);
     last = std::max(last, c.t1_us);
-    if (!c.allowed) continue;
-    admitted.push_back(c);
-    widest = std::max(widest, c.t1_us - c.t0_us);
   }
-  f.allowed_by_limit = burst + static_cast<int64_t>((last - first) * rate);
-  std::sort(admitted.begin(), admitted.end(),
-            [](const Call& a, const Call& b) { return a.t1_us < b.t1_us; });
-  long double lowest_start = 1e300L, excess = 0;
-  for (size_t j = 0; j < admitted.size(); ++j) {
-    const long double start =
-        static_cast<long double>(j) - (admitted[j].t1_us - skew_us - widest - first) * rate;
-    lowest_start = std::min(lowest_start, start);
-    const long double end =
-        static_cast<long double>(j) + 1 - (admitted[j].t1_us + skew_us - first) * rate;
-    excess = std::max(excess, end - lowest_start - burst);
+  f.allowed_by_limit =
+      burst + static_cast<int64_t>(static_cast<__int128>(last - first) * l.limit / l.window_us);
+  f.under_max = std::max<int64_t>(0, f.allowed_by_limit - f.admitted);
+  struct Span {
+    int64_t s, e;
+  };
+  std::vector<Span> spans;
+  for (const Call& c : calls) {
+    if (c.allowed) spans.push_back({c.t0_us - skew_us - first, c.t1_us + skew_us - first});
   }
-  f.over_max = excess > 1e-9L ? static_cast<int64_t>(excess + 1 - 1e-9L) : 0;
-  // Under-admission: the bucket's level from the admissions alone (each at
-  // its call's start, the earliest it can have been), read at each denial's end.
-  std::vector<std::pair<int64_t, bool>> events;  // (time, admitted)
-  for (const Call& c : calls) events.emplace_back(c.allowed ? c.t0_us : c.t1_us, c.allowed);
-  std::sort(events.begin(), events.end());
-  long double level = burst;
-  int64_t at = first;
-  for (const auto& [t, allowed] : events) {
-    level = std::min<long double>(burst, level + (t - at) * rate);
-    at = t;
-    if (allowed) {
-      level -= 1;
-    } else {
-      f.under_max = std::max(f.under_max, static_cast<int64_t>(level));
-    }
+  if (spans.empty()) return f;
+  std::vector<size_t> by_end(spans.size()), by_start(spans.size()), place(spans.size());
+  for (size_t k = 0; k < spans.size(); ++k) by_end[k] = by_start[k] = k;
+  std::sort(by_end.begin(), by_end.end(), [&](size_t x, size_t y) {
+    return spans[x].e != spans[y].e ? spans[x].e < spans[y].e : x < y;
+  });
+  for (size_t p = 0; p < by_end.size(); ++p) place[by_end[p]] = p;
+  std::sort(by_start.begin(), by_start.end(),
+            [&](size_t x, size_t y) { return spans[x].s > spans[y].s; });
+  MaxTree tree(spans.size());
+  __int128 excess = 0;  // the largest N * W - (burst * W + limit * (e_j - s_i))
+  for (size_t k : by_start) {
+    tree.add_from(place[k], l.window_us);
+    tree.set(place[k], -static_cast<__int128>(l.limit) * spans[k].e);
+    excess = std::max(excess, tree.max() + static_cast<__int128>(l.limit) * spans[k].s -
+                                  static_cast<__int128>(burst) * l.window_us);
   }
+  // N - floor(bound) units over it: ceil(excess / W).
+  f.over_max = static_cast<int64_t>((excess + l.window_us - 1) / l.window_us);
   return f;
 }
 
@@ -204,10 +248,10 @@ Finding bucket(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
 
 const std::vector<Promise>& promises() {
   static const std::vector<Promise> all = {
-      {"fixed_window", fixed_window},
-      {"sliding_window", sliding_window},
-      {"gcra", bucket},
-      {"token_bucket", bucket},
+      {"fixed_window", fixed_window, false},
+      {"sliding_window", sliding_window, false},
+      {"gcra", bucket, true},
+      {"token_bucket", bucket, true},
   };
   return all;
 }

@@ -33,8 +33,9 @@ struct Finding {
   int64_t allowed_by_limit = 0;
   // The largest excess over the promise that the times prove (0: none).
   int64_t over_max = 0;
-  // The most units the promise still had room for at a denial, counting the
-  // admissions that may have come before it: capacity that sat in slices.
+  // The windows: the most units the promise still had room for at a
+  // denial, counting the admissions that may have come before it (capacity
+  // that sat in slices). The buckets: allowed_by_limit minus the admitted.
   int64_t under_max = 0;
 };
 
@@ -43,6 +44,9 @@ struct Finding {
 struct Promise {
   std::string algorithm;
   Finding (*check)(std::vector<Call> calls, const Limit& limit, int64_t skew_us);
+  // gcra and token_bucket: the store holds slices' units out of the bucket,
+  // which refills only up to its capacity minus them meanwhile.
+  bool holds = false;
 };
 
 // Every algorithm a lease load runs: one entry per algorithm. An algorithm

@@ -245,6 +245,7 @@ struct Case {
   Limit limit;
   std::string limit_text;   // the limit setting
   std::string granularity;  // sliding_window's, or empty
+  std::string burst;        // token_bucket's, or empty (gcra's is the limit)
 };
 
 // The limits each algorithm is loaded with: small enough that a 2-core
@@ -252,15 +253,19 @@ struct Case {
 // asks at least lease_threshold units/s at 2x).
 Case case_for(const std::string& algorithm) {
   if (algorithm == "sliding_window") {
-    return {algorithm, {500, 500000, 100000, 0}, "500/500ms", "100ms"};
+    return {algorithm, {500, 500000, 100000, 0}, "500/500ms", "100ms", ""};
   }
-  if (algorithm == "fixed_window") return {algorithm, {500, 500000, 0, 0}, "500/500ms", ""};
-  return {algorithm, {1000, 1000000, 0, 0}, "1000/s", ""};
+  if (algorithm == "fixed_window") return {algorithm, {500, 500000, 0, 0}, "500/500ms", "", ""};
+  if (algorithm == "token_bucket") {
+    return {algorithm, {1000, 1000000, 0, 1000}, "1000/s", "", "1000"};
+  }
+  return {algorithm, {1000, 1000000, 0, 0}, "1000/s", "", ""};
 }
 
 Settings case_settings(const Case& c, bool lease) {
   Settings s = {{"algorithm", c.algorithm}, {"limit", c.limit_text}};
   if (!c.granularity.empty()) s.emplace_back("granularity", c.granularity);
+  if (!c.burst.empty()) s.emplace_back("burst", c.burst);
   if (lease) {
     s.insert(s.end(), {{"lease", "auto"},
                        {"lease_threshold", "100"},
@@ -364,7 +369,11 @@ Outcome exactness_case(const std::string& backend, const Promise& promise, int d
     return Outcome::skipped;
   }
   const Finding f = promise.check(calls, c.limit, skew.uncertainty_us);
-  const int64_t bound = o.processes * (c.limit.limit / kShareDenominator);
+  // The buckets' shortfall also counts the refill the holds cost: the
+  // bucket refills only up to its capacity minus the held units (at most
+  // one slice per process), so it stops at most that far below where it
+  // would have: the bound twice over.
+  const int64_t bound = o.processes * (c.limit.limit / kShareDenominator) * (promise.holds ? 2 : 1);
   const int64_t made = f.admitted + f.denied;
   const double trips_per_call = made ? static_cast<double>(trips) / made : 0;
   int64_t from_slice = 0;
@@ -416,7 +425,18 @@ bool checkers_find_excess() {
          // Five sub-windows of 200 us: three at once (in the sum and in 800 us alike).
          over("sliding_window", at({100, 101, 102}), Limit{2, 1000, 200, 0}) == 1 &&
          over("gcra", at({0, 500}), bucket) == 1 && over("gcra", at({0, 1002}), bucket) == 0 &&
-         over("token_bucket", at({0, 1, 2}), bucket) == 2;
+         over("token_bucket", at({0, 1, 2}), bucket) == 2 &&
+         // Burst 3 at 2 per 1000 us: [0, 1001] holds 5 <= 3 + 2.002, [0, 999]
+         // 5 > 3 + 1.998, [0, 4] 4 > 3.008.
+         over("token_bucket", at({0, 1, 2, 500, 1000}), Limit{2, 1000, 0, 3}) == 0 &&
+         over("token_bucket", at({0, 1, 2, 500, 998}), Limit{2, 1000, 0, 3}) == 1 &&
+         over("token_bucket", at({0, 1, 2, 3}), Limit{2, 1000, 0, 3}) == 1 &&
+         // Only an interval from a later start shows it: [0, 2002] holds 3 <=
+         // 1 + 2.002, but [2000, 2002] 2 > 1.002.
+         over("gcra", at({0, 2000, 2001}), bucket) == 1 &&
+         over("gcra", at({0, 2000, 3001}), bucket) == 0 &&
+         // Two calls over [0, 1000] may have been decided 1000 us apart: nothing.
+         over("gcra", {{0, 1000, true}, {0, 1000, true}}, bucket) == 0;
 }
 
 int exactness(const Options& o) {
@@ -427,7 +447,9 @@ int exactness(const Options& o) {
   std::printf(
       "over: the most units any window the algorithm promises held past it, proven from the "
       "calls' times (0: none); under: the most units the limit still had room for at a denial "
-      "(capacity in slices), against its bound processes * floor(limit * lease_share); "
+      "(capacity in slices), against its bound processes * floor(limit * lease_share); for gcra "
+      "and token_bucket: burst + rate * span (the limit bound) minus the admitted, against twice "
+      "that bound (units in slices, and the refill their holds cost); "
       "from a slice: the admissions during which their process made no store round trip (at "
       "least that many were decided from a slice); trips/call: the processes' store round trips "
       "per call (leases off: about 1, less when "
