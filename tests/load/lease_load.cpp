@@ -13,7 +13,9 @@
 //     call, when no admission came from a slice, and (unless --under
 //     report) on under-admission past its bound.
 //   rl_lease_load cost [--seconds S] [--processes P] [--threads T] [--json]
-//     one hot key far below its limit, P processes (8) of T callers (1),
+//                      [--only ALGORITHM]
+//     one hot key far below its limit (fixed_window, or the one algorithm
+//     --only names), P processes (8) of T callers (1),
 //     leases off and on, Lua and module: decisions/s, store calls per
 //     decision, Redis CPU per decision, p99 of a call and of a call decided
 //     from a slice (bench/README.md says how each is measured).
@@ -538,9 +540,14 @@ double p99_us(const std::vector<CostResult>& results, bool slice) {
   return -1;
 }
 
+// cost: the algorithm of --only (one), else fixed_window.
+std::string cost_algorithm(const Options& o) {
+  return o.only.empty() ? "fixed_window" : o.only.front();
+}
+
 int cost_worker(const std::string& url, bool lease, const Options& o, const std::string& dir,
                 int index, const WaitForStart& wait_for_start) {
-  Settings settings = {{"algorithm", "fixed_window"}, {"limit", "100000000/s"}};
+  Settings settings = {{"algorithm", cost_algorithm(o)}, {"limit", "100000000/s"}};
   if (lease) settings.insert(settings.end(), {{"lease", "auto"}, {"lease_share", "1/100"}});
   Rl rl(url, settings);
   std::vector<CostResult> result(1);
@@ -676,21 +683,22 @@ int cost(const Options& o) {
   if (o.json) {
     for (const CostRow& r : rows) {
       std::printf(
-          "{\"bench\":\"lease_load\",\"backend\":\"%s\",\"lease\":\"%s\",\"processes\":%d,"
+          "{\"bench\":\"lease_load\",\"algorithm\":\"%s\",\"backend\":\"%s\",\"lease\":\"%s\","
+          "\"processes\":%d,"
           "\"threads\":%d,\"decisions_per_s\":%.0f,\"store_calls_per_decision\":%.5f,"
           "\"redis_calls_per_decision\":%.5f,\"redis_us_per_decision\":%.4f,\"p99_us\":%.2f,"
           "\"slice_p99_us\":%s,\"slice_share\":%.4f%s%s%s}\n",
-          r.backend.c_str(), r.lease ? "auto" : "off", o.processes, o.threads, r.decisions_per_s,
-          r.store_calls, r.redis_calls, r.redis_us, r.p99, number_or_null(r.slice_p99).c_str(),
-          r.slice_share, r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(),
-          r.error.empty() ? "" : "\"");
+          cost_algorithm(o).c_str(), r.backend.c_str(), r.lease ? "auto" : "off", o.processes,
+          o.threads, r.decisions_per_s, r.store_calls, r.redis_calls, r.redis_us, r.p99,
+          number_or_null(r.slice_p99).c_str(), r.slice_share,
+          r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
     }
     return failed == 0 ? 0 : 1;
   }
   std::printf(
-      "rl_lease_load cost: one hot key, fixed_window 100000000/s, %d processes x %d callers, %.1f "
+      "rl_lease_load cost: one hot key, %s 100000000/s, %d processes x %d callers, %.1f "
       "s per phase\n\n",
-      o.processes, o.threads, o.seconds);
+      cost_algorithm(o).c_str(), o.processes, o.threads, o.seconds);
   std::printf(
       "| backend | lease | decisions/s | store calls/decision | Redis calls/decision | Redis "
       "us/decision | p99 us | "
