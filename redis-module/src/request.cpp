@@ -58,9 +58,10 @@ std::vector<std::string_view> fields_of(std::string_view text) {
 }
 
 // As the C ABI's Limiter::check_cost: acquire and refund take at least 1
-// (and a lease's grant and return).
+// (and a lease's grant). A return may give back nothing: gcra's and
+// token_bucket's slices are released used up too, to end their hold.
 int64_t least_cost(Op op) {
-  return op == Op::acquire || op == Op::refund || op == Op::lease || op == Op::release ? 1 : 0;
+  return op == Op::acquire || op == Op::refund || op == Op::lease ? 1 : 0;
 }
 
 }  // namespace
