@@ -170,6 +170,41 @@ local function hold_release(h, now, granted_at, slice)
   return false
 end
 
+-- The largest f(units, expiry) over the holds' generations that hold units
+-- (0 when none): when a floor comes down to a level, when it is gone.
+local function hold_most(h, f)
+  local u1, e1, u2, e2 = hold_terms(h)
+  local out = 0
+  if u1 > 0 then out = max(out, f(u1, e1)) end
+  if u2 > 0 then out = max(out, f(u2, e2)) end
+  return out
+end
+
+-- After a write: holds no slice can use whose floor is gone (idle: the
+-- algorithm's hold_idle) leave an ordinary state.
+local function hold_settle(s, r, now, idle)
+  local h = s.hold
+  if h and not hold_live(h, now) and idle(h, r) <= now then s.hold = nil end
+end
+
+-- refund and a lease's return on the buckets (gcra.lua, token_bucket.lua;
+-- core/algorithms/*.cpp), over the algorithm's own arithmetic in `b`:
+-- b.level(s, r, now) is the bucket as it stands (a pair, under the holds'
+-- floor), b.put(s, r, now, whole, part, units) writes it with `units` back,
+-- b.hold_idle(h, r) when the holds take nothing. A return (granted_at
+-- given) measures before it takes its slice's hold off, so the units go back
+-- to the bucket as the floor left it; a state that no longer holds the
+-- slice is kept as it is (false).
+local function bucket_give_back(b, s, r, now, units, granted_at, slice)
+  local whole, part = b.level(s, r, now)
+  if granted_at and (not s.hold or not hold_release(s.hold, now, granted_at, slice)) then
+    return false
+  end
+  b.put(s, r, now, whole, part, units)
+  hold_settle(s, r, now, b.hold_idle)
+  return true
+end
+
 -- A lease's mark after a state's integers (one limit): the store time of
 -- its first lease (fixed_window, sliding_window), or the holds' five
 -- integers (gcra, token_bucket: algo.holds).

@@ -23,12 +23,6 @@ int128 ahead_of(const Gcra::State& s, const Rate& r, int64_t now) {
   return std::max(raw, s.hold->floor_at(r, now));
 }
 
-// A hold no slice can use any more whose floor is gone: the state is an
-// ordinary one again.
-void settle(Gcra::State& s, const Rate& r, int64_t now) {
-  if (s.hold && !s.hold->live(now) && s.hold->idle_at(r) <= now) s.hold = HeldUnits();
-}
-
 // Stores a TAT `ahead` scaled units after now.
 void set_ahead(Gcra::State& s, const Rate& r, int64_t now, int128 ahead) {
   const int64_t us = ceil_div(ahead, r.limit_reduced);
@@ -80,13 +74,13 @@ Verdict Gcra::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
 
 void Gcra::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
   set_ahead(s, r, now, ahead_of(s, r, now) + span_of(r, cost));
-  settle(s, r, now);
+  s.hold.settle(r, now);
 }
 
 void Gcra::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   const int128 back = ahead_of(s, r, now) - span_of(r, std::min(cost, r.burst));
   set_ahead(s, r, now, back > 0 ? back : 0);
-  settle(s, r, now);
+  s.hold.settle(r, now);
 }
 
 int64_t Gcra::idle_at(const State& s, const Rate& r) {
@@ -94,11 +88,11 @@ int64_t Gcra::idle_at(const State& s, const Rate& r) {
 }
 
 bool Gcra::may_lease(const State& s, int64_t now, int64_t hold_us) {
-  return s.hold ? s.hold->accepts(now, hold_us) : hold_us > 0;
+  return s.hold.accepts(now, hold_us);
 }
 
 void Gcra::mark_lease(State& s, const Rate&, int64_t now, int64_t slice, int64_t hold_us) {
-  s.hold.make().hold(now, slice, hold_us);
+  s.hold.hold(now, slice, hold_us);
 }
 
 bool Gcra::give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
@@ -110,7 +104,7 @@ bool Gcra::give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_
   if (!s.hold->release(now, granted_at, slice)) return false;
   const int128 back = ahead - span_of(r, std::clamp<int64_t>(units, 0, r.burst));
   set_ahead(s, r, now, back > 0 ? back : 0);
-  settle(s, r, now);
+  s.hold.settle(r, now);
   return true;
 }
 

@@ -73,6 +73,17 @@ class HeldUnits {
   }
   // The floor at `now` (0 with no holds).
   int128 floor_at(const Rate& r, int64_t now) const { return p_ ? p_->floor_at(r, now) : 0; }
+  // The algorithms' lease steps that do not touch the bucket (gcra,
+  // token_bucket): whether a grant held `hold_us` fits, its hold after the
+  // grant's consume, and, after a write, dropping holds no slice can use
+  // whose floor is gone (the state is an ordinary one again).
+  bool accepts(int64_t now, int64_t hold_us) const {
+    return p_ ? p_->accepts(now, hold_us) : hold_us > 0;
+  }
+  void hold(int64_t now, int64_t units, int64_t hold_us) { make().hold(now, units, hold_us); }
+  void settle(const Rate& r, int64_t now) {
+    if (p_ && !p_->live(now) && p_->idle_at(r) <= now) p_.reset();
+  }
 
  private:
   std::unique_ptr<LeaseHold> p_;

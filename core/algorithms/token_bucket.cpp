@@ -33,12 +33,6 @@ int128 level_at(const TokenBucket::State& s, const Rate& r, int64_t now) {
   return std::min(raw, capacity(r) - s.hold->floor_at(r, now));
 }
 
-// A hold no slice can use any more whose floor is gone: the state is an
-// ordinary one again.
-void settle(TokenBucket::State& s, const Rate& r, int64_t now) {
-  if (s.hold && !s.hold->live(now) && s.hold->idle_at(r) <= now) s.hold = HeldUnits();
-}
-
 }  // namespace
 
 Verdict TokenBucket::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
@@ -70,14 +64,14 @@ void TokenBucket::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
   s.level = level_at(s, r, now) - tokens_of(r, cost);
   s.at = std::max(now, s.at);
   s.used = true;
-  settle(s, r, now);
+  s.hold.settle(r, now);
 }
 
 void TokenBucket::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   s.level = std::min(capacity(r), level_at(s, r, now) + tokens_of(r, std::min(cost, r.burst)));
   s.at = std::max(now, s.at);
   s.used = true;
-  settle(s, r, now);
+  s.hold.settle(r, now);
 }
 
 int64_t TokenBucket::idle_at(const State& s, const Rate& r) {
@@ -87,11 +81,11 @@ int64_t TokenBucket::idle_at(const State& s, const Rate& r) {
 }
 
 bool TokenBucket::may_lease(const State& s, int64_t now, int64_t hold_us) {
-  return s.hold ? s.hold->accepts(now, hold_us) : hold_us > 0;
+  return s.hold.accepts(now, hold_us);
 }
 
 void TokenBucket::mark_lease(State& s, const Rate&, int64_t now, int64_t slice, int64_t hold_us) {
-  s.hold.make().hold(now, slice, hold_us);
+  s.hold.hold(now, slice, hold_us);
 }
 
 bool TokenBucket::give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
@@ -104,7 +98,7 @@ bool TokenBucket::give_back(State& s, const Rate& r, int64_t now, int64_t units,
   s.level = std::min(capacity(r), level + tokens_of(r, std::clamp<int64_t>(units, 0, r.burst)));
   s.at = std::max(now, s.at);
   s.used = true;
-  settle(s, r, now);
+  s.hold.settle(r, now);
   return true;
 }
 

@@ -49,23 +49,15 @@ end
 
 -- The least wait from now after which the floor is at most `us, part`.
 local function hold_wait(h, r, now, us, part)
-  local u1, e1, u2, e2 = hold_terms(h)
-  local out = 0
-  for _, t in ipairs({ { u1, e1 }, { u2, e2 } }) do
-    local hu, hp = span_of(r, t[1])
-    if t[1] > 0 and not pair_le(hu, hp, us, part) then
-      out = max(out, t[2] - now + ceil_us(pair_sub(r.lr, hu, hp, us, part)))
-    end
-  end
-  return out
+  return hold_most(h, function(units, expiry)
+    local hu, hp = span_of(r, units)
+    if pair_le(hu, hp, us, part) then return 0 end
+    return expiry - now + ceil_us(pair_sub(r.lr, hu, hp, us, part))
+  end)
 end
 
 local function hold_idle(h, r)
-  local u1, e1, u2, e2 = hold_terms(h)
-  local out = 0
-  if u1 > 0 then out = max(out, e1 + ceil_us(span_of(r, u1))) end
-  if u2 > 0 then out = max(out, e2 + ceil_us(span_of(r, u2))) end
-  return out
+  return hold_most(h, function(units, expiry) return expiry + ceil_us(span_of(r, units)) end)
 end
 
 -- How far the TAT lies ahead of now, no nearer than the holds' floor.
@@ -78,10 +70,7 @@ local function ahead_of(s, r, now)
   return us, part
 end
 
--- A hold no slice can use any more whose floor is gone: an ordinary state.
-local function settle(s, r, now)
-  if s.hold and not hold_live(s.hold, now) and hold_idle(s.hold, r) <= now then s.hold = nil end
-end
+local function settle(s, r, now) hold_settle(s, r, now, hold_idle) end
 
 function algo.empty() return { tat = 0, frac = 0 } end
 -- One limit alone stores 'tat' while frac is 0 (key schema v3).
@@ -146,21 +135,11 @@ local function set_back(s, r, now, us, part, units)
   end
 end
 
-function algo.refund(s, r, now, cost)
-  local us, part = ahead_of(s, r, now)
-  set_back(s, r, now, us, part, cost)
-  settle(s, r, now)
-end
-
--- A lease's return (core/algorithms/gcra.cpp give_back): the unused units
--- go back to the bucket as it stands, before the slice's hold comes off.
+local bucket = { level = ahead_of, put = set_back, hold_idle = hold_idle }
+function algo.refund(s, r, now, cost) bucket_give_back(bucket, s, r, now, cost) end
+-- A lease's return (core/algorithms/gcra.cpp give_back).
 function algo.give_back(s, r, now, units, granted_at, slice)
-  if not s.hold then return false end
-  local us, part = ahead_of(s, r, now)
-  if not hold_release(s.hold, now, granted_at, slice) then return false end
-  set_back(s, r, now, us, part, units)
-  settle(s, r, now)
-  return true
+  return bucket_give_back(bucket, s, r, now, units, granted_at, slice)
 end
 
 -- acquire with one limit, the common case, in locals (common.lua decide_one

@@ -43,23 +43,14 @@ end
 
 -- The least wait from now after which the floor is at most `tokens, part`.
 local function hold_wait(h, r, now, tokens, part)
-  local u1, e1, u2, e2 = hold_terms(h)
-  local out = 0
-  if u1 > 0 and not pair_le(u1, 0, tokens, part) then
-    out = max(out, e1 - now + time_for(r, pair_sub(r.wr, u1, 0, tokens, part)))
-  end
-  if u2 > 0 and not pair_le(u2, 0, tokens, part) then
-    out = max(out, e2 - now + time_for(r, pair_sub(r.wr, u2, 0, tokens, part)))
-  end
-  return out
+  return hold_most(h, function(units, expiry)
+    if pair_le(units, 0, tokens, part) then return 0 end
+    return expiry - now + time_for(r, pair_sub(r.wr, units, 0, tokens, part))
+  end)
 end
 
 local function hold_idle(h, r)
-  local u1, e1, u2, e2 = hold_terms(h)
-  local out = 0
-  if u1 > 0 then out = max(out, e1 + time_for(r, u1, 0)) end
-  if u2 > 0 then out = max(out, e2 + time_for(r, u2, 0)) end
-  return out
+  return hold_most(h, function(units, expiry) return expiry + time_for(r, units, 0) end)
 end
 
 -- The level, capped too at capacity minus what slices hold.
@@ -72,10 +63,7 @@ local function level_at(s, r, now)
   return tokens, part
 end
 
--- A hold no slice can use any more whose floor is gone: an ordinary state.
-local function settle(s, r, now)
-  if s.hold and not hold_live(s.hold, now) and hold_idle(s.hold, r) <= now then s.hold = nil end
-end
+local function settle(s, r, now) hold_settle(s, r, now, hold_idle) end
 
 function algo.empty() return { used = false, tokens = 0, part = 0, at = 0 } end
 function algo.decode(nums, pos, r)
@@ -143,19 +131,9 @@ local function set_back(s, r, now, tokens, part, units)
   s.used = true
 end
 
-function algo.refund(s, r, now, cost)
-  local tokens, part = level_at(s, r, now)
-  set_back(s, r, now, tokens, part, cost)
-  settle(s, r, now)
-end
-
--- A lease's return (core/algorithms/token_bucket.cpp give_back): the unused
--- units go back to the bucket as it stands, before the slice's hold comes off.
+local bucket = { level = level_at, put = set_back, hold_idle = hold_idle }
+function algo.refund(s, r, now, cost) bucket_give_back(bucket, s, r, now, cost) end
+-- A lease's return (core/algorithms/token_bucket.cpp give_back).
 function algo.give_back(s, r, now, units, granted_at, slice)
-  if not s.hold then return false end
-  local tokens, part = level_at(s, r, now)
-  if not hold_release(s.hold, now, granted_at, slice) then return false end
-  set_back(s, r, now, tokens, part, units)
-  settle(s, r, now)
-  return true
+  return bucket_give_back(bucket, s, r, now, units, granted_at, slice)
 end
