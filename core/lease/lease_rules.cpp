@@ -56,7 +56,6 @@ int64_t lease_edge_width(const Policy& policy) {
 }
 
 int64_t lease_edge_after(const Policy& policy, const Verdict& granted) {
-  if (lease_holds(policy)) return 0;
   const Rate& r = policy.rates.front();
   // fixed_window: reset_after is the window's end. sliding_window: the
   // newest counter is the one the slice went to, so reset_after is its

@@ -26,8 +26,8 @@ int64_t lease_edge_width(const Policy& policy);
 
 // From the store's verdict on a slice it just admitted: how long after the
 // store decided the window (or sub-window) the slice was counted in ends;
-// 0 when the verdict does not say (the slice is then not used here) and
-// for the algorithms that hold.
+// 0 when the verdict does not say (the slice is then not used here). Not
+// for the algorithms that hold: their lease lasts lease_ms.
 int64_t lease_edge_after(const Policy& policy, const Verdict& granted);
 
 }  // namespace rl
