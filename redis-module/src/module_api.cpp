@@ -46,6 +46,7 @@ bool bind(RedisModuleCtx* ctx, const char** missing) {
   RL_REQUIRE(ListSet)
   RL_REQUIRE(ListDelete)
   RL_REQUIRE(CreateString)
+  RL_REQUIRE(CreateStringFromLongLong)
   RL_REQUIRE(FreeString)
   RL_REQUIRE(StringPtrLen)
   RL_REQUIRE(Replicate)

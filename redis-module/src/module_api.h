@@ -63,6 +63,7 @@ struct Api {
   int (*ListSet)(RedisModuleKey*, long, RedisModuleString*) = nullptr;
   int (*ListDelete)(RedisModuleKey*, long) = nullptr;
   RedisModuleString* (*CreateString)(RedisModuleCtx*, const char*, size_t) = nullptr;
+  RedisModuleString* (*CreateStringFromLongLong)(RedisModuleCtx*, long long) = nullptr;
   void (*FreeString)(RedisModuleCtx*, RedisModuleString*) = nullptr;
   const char* (*StringPtrLen)(const RedisModuleString*, size_t*) = nullptr;
   int (*Replicate)(RedisModuleCtx*, const char*, const char*, ...) = nullptr;
