@@ -168,12 +168,24 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
     argv.reserve(5 + (to - from) * 5);
     std::deque<std::string> counts;  // the groups' counts: argv views them
     const bool whole_node = lane.second == kWholeNode;
-    // RL.BATCH key name now cost limits ... where the module is known to be
-    // (the lane's first call, sent alone, found out).
+    // RL.MANY (one limiter's calls) or RL.BATCH where the module is known
+    // to be (the lane's first call, sent alone, found out).
     if (!whole_node && runner_.has_module(*lane.first)) {
-      argv.push_back("RL.BATCH");
+      const ScriptCall& first = batch[from].call;
+      const bool many =
+          std::all_of(batch.begin() + from + 1, batch.begin() + to,
+                      [&](const Waiting& w) { return ModuleRunner::one_limiter(first, w.call); });
+      if (many) {
+        ModuleRunner::start_many(argv, first);
+      } else {
+        argv.push_back("RL.BATCH");
+      }
       for (size_t i = from; i < to; ++i) {
-        ModuleRunner::append_batch(argv, batch[i].call);
+        if (many) {
+          ModuleRunner::append_many(argv, batch[i].call);
+        } else {
+          ModuleRunner::append_batch(argv, batch[i].call);
+        }
         request.deadline = std::min(request.deadline, batch[i].deadline);
       }
       request.commands += format_command(argv);

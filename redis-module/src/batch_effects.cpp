@@ -1,90 +1,99 @@
 #include "batch_effects.h"
 
+#include <charconv>
+#include <string>
+#include <vector>
+
 namespace rl::module {
 namespace {
 
-// ARGV: for each write, its word count then the command's words.
+// ARGV[1]: one letter per write, S (SET key value PXAT ms) or D (DEL key);
+// ARGV[2]: the SETs' expiry instants (ms), space-separated; then each
+// write's key (and value). Two words per write: no string is made for a
+// write but its value, which the key holds anyway.
 constexpr char kScript[] =
-    "-- rl: one RL.BATCH/RL.MANY's writes\n"
-    "local a, i, n = ARGV, 1, #ARGV\n"
-    "while i <= n do\n"
-    "  local words = tonumber(a[i])\n"
-    "  redis.call(unpack(a, i + 1, i + words))\n"
-    "  i = i + words + 1\n"
+    "-- rl: the writes of one RL.BATCH or RL.MANY, in order\n"
+    "local ops, at = ARGV[1], {}\n"
+    "for ms in string.gmatch(ARGV[2], '%d+') do at[#at + 1] = ms end\n"
+    "local a, s = 3, 1\n"
+    "for i = 1, #ops do\n"
+    "  if string.byte(ops, i) == 83 then\n"
+    "    redis.call('SET', ARGV[a], ARGV[a + 1], 'PXAT', at[s])\n"
+    "    a, s = a + 2, s + 1\n"
+    "  else\n"
+    "    redis.call('DEL', ARGV[a])\n"
+    "    a = a + 1\n"
+    "  end\n"
     "end\n";
 
-// The words every batch shares, made once and kept for the server's life.
-struct Words {
-  RedisModuleString* script;
-  RedisModuleString* zero;
-  RedisModuleString* five;
-  RedisModuleString* two;
-  RedisModuleString* set;
-  RedisModuleString* pxat;
-  RedisModuleString* del;
+// What a batch gathers, kept from batch to batch (one command runs at a
+// time): once grown to a batch's size, a write allocates nothing here.
+struct Gathered {
+  std::string ops;
+  std::string expiries;
+  std::vector<RedisModuleString*> argv;   // script, numkeys, ops, expiries, keys and values
+  std::vector<RedisModuleString*> owned;  // the values, freed after the flush
 };
 
-const Words& words() {
-  static const Words w = [] {
-    auto make = [](const char* s, size_t n) { return api.CreateString(nullptr, s, n); };
-    return Words{make(kScript, sizeof kScript - 1),
-                 make("0", 1),
-                 make("5", 1),
-                 make("2", 1),
-                 make("SET", 3),
-                 make("PXAT", 4),
-                 make("DEL", 3)};
-  }();
-  return w;
+Gathered& gathered() {
+  static Gathered g;
+  return g;
 }
 
-// The EVAL's argv after its name, and the strings it made (freed after):
-// kept from batch to batch, so a batch allocates nothing here once they
-// have grown to its size (one command runs at a time).
-std::vector<RedisModuleString*>& argv() {
-  static std::vector<RedisModuleString*> v;
-  return v;
+RedisModuleString* script() {
+  static RedisModuleString* const s = api.CreateString(nullptr, kScript, sizeof kScript - 1);
+  return s;
 }
-std::vector<RedisModuleString*>& owned() {
-  static std::vector<RedisModuleString*> v;
-  return v;
+RedisModuleString* zero() {
+  static RedisModuleString* const s = api.CreateString(nullptr, "0", 1);
+  return s;
 }
 
-void start(std::vector<RedisModuleString*>& v) {
-  if (!v.empty()) return;
-  v.push_back(words().script);
-  v.push_back(words().zero);  // numkeys: the keys are words of ARGV
+void start(Gathered& g) {
+  if (!g.argv.empty()) return;
+  g.argv.assign({script(), zero(), nullptr, nullptr});  // numkeys 0: keys are words of ARGV
 }
 
 }  // namespace
 
 void BatchEffects::set(RedisModuleString* name, RedisModuleString* value, long long at_ms) {
-  std::vector<RedisModuleString*>& v = argv();
-  start(v);
-  RedisModuleString* at = api.CreateStringFromLongLong(nullptr, at_ms);
-  owned().push_back(value);
-  owned().push_back(at);
-  const Words& w = words();
-  v.insert(v.end(), {w.five, w.set, name, value, w.pxat, at});
+  Gathered& g = gathered();
+  start(g);
+  g.ops += 'S';
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, at_ms).ptr;
+  if (!g.expiries.empty()) g.expiries += ' ';
+  g.expiries.append(digits, end);
+  g.argv.push_back(name);
+  g.argv.push_back(value);
+  g.owned.push_back(value);
   any_ = true;
 }
 
 void BatchEffects::remove(RedisModuleString* name) {
-  std::vector<RedisModuleString*>& v = argv();
-  start(v);
-  const Words& w = words();
-  v.insert(v.end(), {w.two, w.del, name});
+  Gathered& g = gathered();
+  start(g);
+  g.ops += 'D';
+  g.argv.push_back(name);
   any_ = true;
 }
 
 void BatchEffects::flush() {
   if (!any_) return;
   any_ = false;
-  std::vector<RedisModuleString*>& v = argv();
-  api.Replicate(ctx_, "EVAL", "v", v.data(), v.size());
-  v.clear();
-  for (RedisModuleString* s : owned()) api.FreeString(nullptr, s);
-  owned().clear();
+  Gathered& g = gathered();
+  RedisModuleString* ops = api.CreateString(nullptr, g.ops.data(), g.ops.size());
+  RedisModuleString* expiries = api.CreateString(nullptr, g.expiries.data(), g.expiries.size());
+  g.argv[2] = ops;
+  g.argv[3] = expiries;
+  api.Replicate(ctx_, "EVAL", "v", g.argv.data(), g.argv.size());  // holds what it keeps
+  api.FreeString(nullptr, ops);
+  api.FreeString(nullptr, expiries);
+  for (RedisModuleString* s : g.owned) api.FreeString(nullptr, s);
+  g.owned.clear();
+  g.argv.clear();
+  g.ops.clear();
+  g.expiries.clear();
 }
 
 }  // namespace rl::module

@@ -5,8 +5,6 @@
 // nothing (the primary's clock stays the primary's).
 #pragma once
 
-#include <vector>
-
 #include "module_api.h"
 
 namespace rl::module {
@@ -21,13 +19,13 @@ class BatchEffects {
 
   // SET name value PXAT at_ms; takes `value` over (freed after the flush).
   void set(RedisModuleString* name, RedisModuleString* value, long long at_ms);
+  // DEL name.
+  void remove(RedisModuleString* name);
   // Whether a key written to expire `at_ms` may be expired (and its DEL
   // replicated) by this same command: the server's clock stands still
   // during a command, so only a key written already expired (a manual clock
   // in the past) may; its SET must then go first.
   bool may_expire_now(long long at_ms) const { return at_ms <= wall_ms_; }
-  // DEL name.
-  void remove(RedisModuleString* name);
   // Replicates what was gathered, in order, as one EVAL (nothing if none):
   // before any effect replicated otherwise (sliding_log's list commands),
   // so that the stream keeps the order of the writes.

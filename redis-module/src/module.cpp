@@ -6,7 +6,9 @@
 // replica's or an AOF reload's clock is not the primary's.
 #include <sys/time.h>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -51,9 +53,13 @@ void reply_with(RedisModuleCtx* ctx, const Reply& r, const Request& q) {
     for (int i = 0; i < r.size && i < 8; ++i) values[n++] = r.values[i];
   }
   char bytes[sizeof values];
-  for (int i = 0; i < n; ++i) {
-    const auto v = static_cast<uint64_t>(values[i]);
-    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(bytes, values, sizeof values);  // already the reply's bytes
+  } else {
+    for (int i = 0; i < n; ++i) {
+      const auto v = static_cast<uint64_t>(values[i]);
+      for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+    }
   }
   api.ReplyWithStringBuffer(ctx, bytes, static_cast<size_t>(n) * 8);
 }

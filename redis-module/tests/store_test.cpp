@@ -140,6 +140,49 @@ TEST(ModuleStore, CoalescedCallsLeaveAsRlBatchAndDecideAsTheMemoryStore) {
   }
 }
 
+// Bursts of one limiter's acquires (one operation, the server's clock, the
+// same limits) leave as RL.MANY, its name, clock and limits sent once, and
+// decide as the memory store does them one by one.
+TEST(ModuleStore, OneLimitersCoalescedCallsLeaveAsRlManyAndDecideAsTheMemoryStore) {
+  for (const char* algorithm : kAlgorithms) {
+    SCOPED_TRACE(algorithm);
+    Settings settings = limiter_settings(algorithm, "20/s, 50/10s");
+    auto memory = open_store("memory://?clock=manual", {});
+    auto redis = open_store(module_url("clock=manual&script_mode=module"), {});
+    Limiter on_memory(memory, settings);
+    Limiter on_redis(redis, settings);
+    manual_clock(*memory).set(1'700'000'000'000'000);
+    manual_clock(*redis).set(1'700'000'000'000'000);
+    std::mt19937_64 random(43);
+    const int64_t many = calls_of("rl.many");
+    for (int burst = 0; burst < 10; ++burst) {
+      std::vector<Call> calls;
+      for (int i = 0; i < 40; ++i) {
+        calls.push_back(Call{Op::acquire, "m" + std::to_string(random() % 5),
+                             1 + static_cast<int64_t>(random() % 3)});
+      }
+      Completions done(calls.size());
+      std::vector<Outcome> got(calls.size());
+      for (size_t i = 0; i < calls.size(); ++i) {
+        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+          got[i] = o;
+          record(std::move(o));
+        });
+      }
+      ASSERT_TRUE(done.wait_all(Ms(10000)));
+      for (size_t i = 0; i < calls.size(); ++i) {
+        ASSERT_EQ(done.runs[i], 1);
+        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
+      }
+      const int64_t step = static_cast<int64_t>(random() % 700'000);
+      manual_clock(*memory).advance(step);
+      manual_clock(*redis).advance(step);
+    }
+    EXPECT_GT(calls_of("rl.many"), many);
+  }
+}
+
 TEST(ModuleStore, MinReplicasWaitsForTheModulesReplica) {
   auto store = open_store(module_url("min_replicas=1&min_replicas_timeout_ms=5000"), {});
   Limiter limiter(store, limiter_settings("fixed_window", "3/h"));
