@@ -130,6 +130,17 @@ void ModuleRunner::append_many(std::vector<std::string_view>& argv, const Script
   argv.push_back(call.args.at(1));
 }
 
+bool ModuleRunner::takes_many(const Connection& node) const {
+  std::lock_guard lock(mutex_);
+  const auto it = many_refused_.find(&node);
+  return it == many_refused_.end() || it->second != node.connections();
+}
+
+void ModuleRunner::refused_many(const Connection& node) {
+  std::lock_guard lock(mutex_);
+  many_refused_[&node] = node.connections();
+}
+
 void ModuleRunner::append_batch(std::vector<std::string_view>& argv, const ScriptCall& call) {
   argv.push_back(call.keys.at(0));
   argv.push_back(call_name(call.algorithm, call.op));

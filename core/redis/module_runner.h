@@ -53,6 +53,11 @@ class ModuleRunner {
   static void start_many(std::vector<std::string_view>& argv, const ScriptCall& first);
   static void append_many(std::vector<std::string_view>& argv, const ScriptCall& call);
   static void append_batch(std::vector<std::string_view>& argv, const ScriptCall& call);
+  // Whether batches to `node` may go as RL.MANY: not once the node refused
+  // one (a module older than RL.MANY, or a user not allowed it), for as
+  // long as that connection lasts; RL.BATCH then.
+  bool takes_many(const Connection& node) const;
+  void refused_many(const Connection& node);
 
   // The script_mode setting, what the Lua code goes as, and (auto) how
   // many nodes were seen with the module and without.
@@ -82,6 +87,8 @@ class ModuleRunner {
   ScriptRunner& scripts_;
   mutable std::mutex mutex_;
   std::unordered_map<const Connection*, Learned> learned_;  // per node (auto)
+  // The connection (Connection::connections()) on which a node refused RL.MANY.
+  std::unordered_map<const Connection*, uint64_t> many_refused_;
 };
 
 }  // namespace rl::redis
