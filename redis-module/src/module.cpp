@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <string>
 
@@ -110,7 +111,12 @@ void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* na
     batch->set(name, value, at);
     if (batch->may_expire_now(at)) batch->flush();
   } else {
-    api.Replicate(ctx, "SET", "sbcl", name, w.value.data(), w.value.size(), "PXAT", at);
+    // The value the key holds, by reference: no copy of it made.
+    static RedisModuleString* const pxat = api.CreateString(nullptr, "PXAT", 4);
+    RedisModuleString* at_text = api.CreateStringFromLongLong(nullptr, at);
+    RedisModuleString* args[] = {name, value, pxat, at_text};
+    api.Replicate(ctx, "SET", "v", args, std::size(args));
+    api.FreeString(nullptr, at_text);
     api.FreeString(ctx, value);
   }
   api.NotifyKeyspaceEvent(ctx, kNotifyString, "set", name);
