@@ -99,7 +99,16 @@ void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* na
   }
   if (w.kind != Write::Kind::set) return;
   RedisModuleString* value = api.CreateString(ctx, w.value.data(), w.value.size());
-  api.StringSet(key, value);
+  if (existed && api.StringTruncate(key, w.value.size()) == kOk) {
+    // The string the key holds, rewritten in place: no second lookup of
+    // the key, no new value object (the server copies it first if anything
+    // else holds it, as a batch's gathered effects may).
+    size_t len = 0;
+    char* bytes = api.StringDMA(key, &len, kWrite);
+    std::memcpy(bytes, w.value.data(), w.value.size());
+  } else {
+    api.StringSet(key, value);
+  }
   long long at = w.expire_at_ms;
   if (w.ttl_ms == 0) {
     api.SetAbsExpire(key, at);

@@ -37,6 +37,7 @@ bool bind(RedisModuleCtx* ctx, const char** missing) {
   RL_REQUIRE(DeleteKey)
   RL_REQUIRE(StringSet)
   RL_REQUIRE(StringDMA)
+  RL_REQUIRE(StringTruncate)
   RL_REQUIRE(GetAbsExpire)
   RL_REQUIRE(SetAbsExpire)
   RL_REQUIRE(SetExpire)

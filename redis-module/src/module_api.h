@@ -54,6 +54,7 @@ struct Api {
   int (*DeleteKey)(RedisModuleKey*) = nullptr;
   int (*StringSet)(RedisModuleKey*, RedisModuleString*) = nullptr;
   char* (*StringDMA)(RedisModuleKey*, size_t*, int) = nullptr;
+  int (*StringTruncate)(RedisModuleKey*, size_t) = nullptr;
   long long (*GetAbsExpire)(RedisModuleKey*) = nullptr;
   int (*SetAbsExpire)(RedisModuleKey*, long long) = nullptr;
   int (*SetExpire)(RedisModuleKey*, long long) = nullptr;
