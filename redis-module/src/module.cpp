@@ -12,6 +12,7 @@
 #include <exception>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "batch_effects.h"
@@ -144,8 +145,10 @@ void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int
     if (type != kKeyTypeEmpty && type != kKeyTypeList) {
       throw CommandError(CommandError::Verbatim{}, kWrongType);
     }
-    if (batch) batch->flush();  // the list's effects replicate as they happen
-    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, mode, q, now), q);
+    // A call alone replicates its list writes as one effect too.
+    std::optional<BatchEffects> alone;
+    if (!batch) batch = &alone.emplace(ctx, server_now_us() / 1000);
+    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, mode, q, now, *batch), q);
     return;
   }
   if (type != kKeyTypeEmpty && type != kKeyTypeString) {
