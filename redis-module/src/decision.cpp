@@ -55,7 +55,7 @@ void decide_with(const Request& q, std::optional<std::string_view> stored, int64
   if (stored) {
     decode_value<Algo>(*stored, q.rates, states);
   } else {
-    states.assign(q.rates.size(), typename Algo::State{});
+    reset_states(states, q.rates.size());
   }
   bool changed = false;
   const Verdict v = apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed, q.lease);
@@ -80,7 +80,7 @@ void decide_suppressed(const Request& q, std::optional<std::string_view> stored,
   if (stored) {
     decode_value<Suppressed>(*stored, q.rates, states);
   } else {
-    states.assign(q.rates.size(), Suppressed::State{});
+    reset_states(states, q.rates.size());
   }
   bool changed = false;
   const Verdict v =

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <iterator>
 #include <new>
 #include <optional>
 #include <string>
@@ -124,8 +123,7 @@ void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* na
     // The value the key holds, by reference: no copy of it made.
     static RedisModuleString* const pxat = api.CreateString(nullptr, "PXAT", 4);
     RedisModuleString* at_text = api.CreateStringFromLongLong(nullptr, at);
-    RedisModuleString* args[] = {name, value, pxat, at_text};
-    api.Replicate(ctx, "SET", "v", args, std::size(args));
+    api.Replicate(ctx, "SET", "ssss", name, value, pxat, at_text);
     api.FreeString(nullptr, at_text);
     api.FreeString(ctx, value);
   }
