@@ -70,6 +70,19 @@ int64_t least_cost(Op op) {
 
 bool parse_int(std::string_view text, int64_t& out) {
   if (text.empty() || text.size() > 20 || text[0] == '+') return false;
+  // Up to 18 digits cannot overflow (10^18 < 2^63): one multiply-add per
+  // digit, what every stored value and argument rl writes takes.
+  const size_t from = text[0] == '-' ? 1 : 0;
+  if (text.size() > from && text.size() - from <= 18) {
+    int64_t v = 0;
+    for (size_t i = from; i < text.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned{'0'};
+      if (digit > 9) return false;
+      v = v * 10 + digit;
+    }
+    out = from ? -v : v;
+    return true;
+  }
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end;
