@@ -3,7 +3,8 @@
 # dispatcher, `call`), rl's Redis module vs the Lua library, per algorithm:
 # one redis-server under callgrind with the module loaded; 2,000 acquires of
 # each kind by redis-benchmark (one connection), counters zeroed between,
-# and the module's acquires as RL.BATCH of 64 (31 commands).
+# and the module's acquires as RL.BATCH of 64 (31 commands) and as RL.MANY
+# of 64 (the algorithm, clock and limits once per batch).
 # Counts do not depend on the machine's load (docs/redis-module.md).
 #   bench/redis/module_callgrind.sh [BUILD_DIR]
 set -euo pipefail
@@ -48,4 +49,9 @@ for algorithm in gcra token_bucket fixed_window sliding_window sliding_log; do
   per_batch=$(requests=$((n / 64)) count "batch-$algorithm" "${batch[@]}")
   printf '{"bench":"module_callgrind","algorithm":"%s","batch":64,"module_instructions_per_decision":%d}\n' \
     "$algorithm" $((per_batch / 64))
+  many=(RL.MANY "${algorithm}_acquire" "" "$limits")
+  for _ in $(seq 64); do many+=("n{$algorithm:__rand_int__}" 1); done
+  per_many=$(requests=$((n / 64)) count "many-$algorithm" "${many[@]}")
+  printf '{"bench":"module_callgrind","algorithm":"%s","many":64,"module_instructions_per_decision":%d}\n' \
+    "$algorithm" $((per_many / 64))
 done

@@ -799,8 +799,9 @@ void module_figures(int n) {
     }
   }
 
-  // RL.BATCH and the batch FCALL of 64 gcra acquires, each made of the
-  // command rl sends for one acquire (captured from the slow log), pipelined
+  // RL.MANY (what rl's store sends for one limiter's coalesced calls; RL.BATCH
+  // too, as "module_rl_batch") and the batch FCALL of 64 gcra acquires, each
+  // made of the command rl sends for one acquire (captured from the slow log), pipelined
   // by redis-benchmark (4 connections, 8 commands each in flight), CALLS / 4
   // commands.
   constexpr int kBatch = 64;
@@ -829,6 +830,7 @@ void module_figures(int n) {
          (acquire.empty() ? std::string("nothing") : acquire[0]));
   }
   std::vector<std::string> module_batch{"RL.BATCH"};
+  std::vector<std::string> module_many{"RL.MANY", "gcra_acquire", acquire[3], acquire[5]};
   // FCALL rl_<version>_gcra_acquire 1 key [now cost] limits: the library's
   // batch takes N keys, then the calls as groups: usual calls (Redis TIME,
   // cost 1) of one limiter as one group gcra_acquire limits N, any other
@@ -849,6 +851,7 @@ void module_figures(int n) {
   for (int i = 0; i < kBatch; ++i) {
     module_batch.insert(module_batch.end(),
                         {acquire[1], "gcra_acquire", acquire[3], acquire[4], acquire[5]});
+    module_many.insert(module_many.end(), {acquire[1], acquire[4]});
     lua_batch.push_back(fcall[3]);
     if (!short_form) {
       lua_args.insert(lua_args.end(), {"gcra_acquire_full", fcall[4], fcall[5], fcall[6]});
@@ -856,8 +859,9 @@ void module_figures(int n) {
   }
   lua_batch.insert(lua_batch.end(), lua_args.begin(), lua_args.end());
   const int commands = std::max(1, n / 4);  // CALLS x 16 decisions
-  for (const auto& [mode, command] :
-       {std::pair{"module", module_batch}, {"functions", lua_batch}}) {
+  for (const auto& [mode, command] : {std::pair{"module", module_many},
+                                      {"module_rl_batch", module_batch},
+                                      {"functions", lua_batch}}) {
     const BenchmarkResult r = redis_benchmark(command, key, "-c 4 -P 8", commands, port);
     const double us = r.redis_us_per_call / kBatch;
     std::printf(

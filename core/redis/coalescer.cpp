@@ -161,6 +161,8 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
   Request request;
   request.deadline = Deadline::max();
   request.count = 0;
+  auto many_chunks = std::make_shared<std::vector<bool>>();  // which went as RL.MANY
+  const bool takes_many = runner_.takes_many(*lane.first);
   for (size_t from = 0; from < batch.size(); from += kMaxPerFcall) {
     const size_t to = std::min(batch.size(), from + kMaxPerFcall);
     const std::string count = std::to_string(to - from);
@@ -168,14 +170,29 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
     argv.reserve(5 + (to - from) * 5);
     std::deque<std::string> counts;  // the groups' counts: argv views them
     const bool whole_node = lane.second == kWholeNode;
-    // RL.BATCH key name now cost limits ... where the module is known to be
-    // (the lane's first call, sent alone, found out).
+    // RL.MANY (one limiter's calls) or RL.BATCH where the module is known
+    // to be (the lane's first call, sent alone, found out).
     if (!whole_node && runner_.has_module(*lane.first)) {
-      argv.push_back("RL.BATCH");
+      const ScriptCall& first = batch[from].call;
+      const bool many = takes_many && std::all_of(batch.begin() + from + 1, batch.begin() + to,
+                                                  [&](const Waiting& w) {
+                                                    return ModuleRunner::one_limiter(first, w.call);
+                                                  });
+      if (many) {
+        ModuleRunner::start_many(argv, first);
+      } else {
+        argv.push_back("RL.BATCH");
+      }
       for (size_t i = from; i < to; ++i) {
-        ModuleRunner::append_batch(argv, batch[i].call);
+        if (many) {
+          ModuleRunner::append_many(argv, batch[i].call);
+        } else {
+          ModuleRunner::append_batch(argv, batch[i].call);
+        }
         request.deadline = std::min(request.deadline, batch[i].deadline);
       }
+      many_chunks->resize(request.count + 1);
+      (*many_chunks)[request.count] = many;
       request.commands += format_command(argv);
       ++request.count;
       continue;
@@ -223,7 +240,8 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
   const bool writes =
       std::any_of(batch.begin(), batch.end(), [](const Waiting& w) { return w.call.writes; });
   const int64_t wait_ms = replica_wait.on() && writes ? append_wait(request, replica_wait) : 0;
-  request.done = [this, lane, id, calls, wait_ms](Failure&& f, std::vector<Reply>&& replies) {
+  request.done = [this, lane, id, calls, wait_ms, many_chunks](Failure&& f,
+                                                               std::vector<Reply>&& replies) {
     // This thread wakes the batch's first sync caller only; they wake one
     // another (core/sync_wake.h), once every call was told.
     WakeBatch wakes;
@@ -254,6 +272,8 @@ void Coalescer::send_batch(LaneKey lane, uint64_t id, const Batch& calls) {
       const size_t from = c * kMaxPerFcall;
       const size_t to = std::min(calls->size(), from + kMaxPerFcall);
       if (function_not_run(reply)) {  // the batch function did not run at all
+        // An RL.MANY refused: the node's later batches go as RL.BATCH.
+        if (c < many_chunks->size() && (*many_chunks)[c]) runner_.refused_many(*lane.first);
         for (size_t i = from; i < to; ++i) again.push_back((*calls)[i]);
         continue;
       }

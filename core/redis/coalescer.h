@@ -5,11 +5,13 @@
 // each still gets its own reply or error, decided exactly as if sent alone
 // (tests/redis/coalescing_test.cpp). A call whose deadline is earlier than
 // that of some call in flight does not wait. Only with Functions or rl's Redis module
-// (script_mode; the module's batch is one RL.BATCH); with scripts every call
+// (script_mode; the module's batch is one RL.MANY, one limiter's calls with
+// its name, clock and limits sent once, or RL.BATCH for calls of several
+// limiters); with scripts every call
 // leaves as it comes. On Cluster a command's declared keys must share a
 // slot: the Lua calls of every slot of a node are one lane (kWholeNode),
 // whose batch declares its first key only (node_batch.lua), so a node's calls leave
-// together however many nodes there are; RL.BATCH declares its keys, so
+// together however many nodes there are; RL.MANY and RL.BATCH declare their keys, so
 // with the module each slot of a node is a lane.
 //
 // A lane has at most two requests in flight, pipelined on its connection:

@@ -112,6 +112,35 @@ DecidesWith ModuleRunner::decides_with() const {
   return d;
 }
 
+// A module call's args: now, cost, limits.
+bool ModuleRunner::one_limiter(const ScriptCall& first, const ScriptCall& call) {
+  return call.algorithm == first.algorithm && call.op == first.op && call.args.size() == 3 &&
+         first.args.size() == 3 && call.args[0] == first.args[0] && call.args[2] == first.args[2];
+}
+
+void ModuleRunner::start_many(std::vector<std::string_view>& argv, const ScriptCall& first) {
+  argv.push_back("RL.MANY");
+  argv.push_back(call_name(first.algorithm, first.op));
+  argv.push_back(first.args.at(0));
+  argv.push_back(first.args.at(2));
+}
+
+void ModuleRunner::append_many(std::vector<std::string_view>& argv, const ScriptCall& call) {
+  argv.push_back(call.keys.at(0));
+  argv.push_back(call.args.at(1));
+}
+
+bool ModuleRunner::takes_many(const Connection& node) const {
+  std::lock_guard lock(mutex_);
+  const auto it = many_refused_.find(&node);
+  return it == many_refused_.end() || it->second != node.connections();
+}
+
+void ModuleRunner::refused_many(const Connection& node) {
+  std::lock_guard lock(mutex_);
+  many_refused_[&node] = node.connections();
+}
+
 void ModuleRunner::append_batch(std::vector<std::string_view>& argv, const ScriptCall& call) {
   argv.push_back(call.keys.at(0));
   argv.push_back(call_name(call.algorithm, call.op));

@@ -1,5 +1,5 @@
 // Runs script calls on one node as rl's Redis module commands (RL.ACQUIRE,
-// RL.PEEK, RL.REFUND, RL.RESET; RL.BATCH for a coalesced batch) when the
+// RL.PEEK, RL.REFUND, RL.RESET; RL.MANY or RL.BATCH for a coalesced batch) when the
 // node has the module, or hands them to the ScriptRunner (Lua) otherwise.
 // The module takes the very keys and arguments of the Lua code and answers
 // alike (redis-module/), so a call is the same call either way.
@@ -45,8 +45,19 @@ class ModuleRunner {
   // Whether single calls to `node` are worth coalescing: one batch command
   // exists for them (RL.BATCH, or the Functions library's batch).
   bool coalesces(const Connection& node) const;
-  // The command of `calls` coalesced on one node: RL.BATCH.
+  // The command of calls coalesced on one node: RL.MANY name now limits
+  // key cost ... when they are one operation of one limiter at one clock
+  // (one_limiter of the first and each other: the usual batch), their name,
+  // clock and limits sent once; else RL.BATCH key name now cost limits ...
+  static bool one_limiter(const ScriptCall& first, const ScriptCall& call);
+  static void start_many(std::vector<std::string_view>& argv, const ScriptCall& first);
+  static void append_many(std::vector<std::string_view>& argv, const ScriptCall& call);
   static void append_batch(std::vector<std::string_view>& argv, const ScriptCall& call);
+  // Whether batches to `node` may go as RL.MANY: not once the node refused
+  // one (a module older than RL.MANY, or a user not allowed it), for as
+  // long as that connection lasts; RL.BATCH then.
+  bool takes_many(const Connection& node) const;
+  void refused_many(const Connection& node);
 
   // The script_mode setting, what the Lua code goes as, and (auto) how
   // many nodes were seen with the module and without.
@@ -76,6 +87,8 @@ class ModuleRunner {
   ScriptRunner& scripts_;
   mutable std::mutex mutex_;
   std::unordered_map<const Connection*, Learned> learned_;  // per node (auto)
+  // The connection (Connection::connections()) on which a node refused RL.MANY.
+  std::unordered_map<const Connection*, uint64_t> many_refused_;
 };
 
 }  // namespace rl::redis

@@ -40,15 +40,23 @@ void save(Write& w, const std::vector<typename Algo::State>& states, const Reque
   set_expiry(w, idle, now, q.min_ttl_ms);
 }
 
+// The states of one decision, kept from call to call: the server runs one
+// command at a time, and a vector that keeps its capacity allocates nothing.
+template <class State>
+std::vector<State>& states_buffer() {
+  static std::vector<State> states;
+  return states;
+}
+
 template <class Algo>
-Decision decide_with(const Request& q, std::optional<std::string_view> stored, int64_t now) {
-  std::vector<typename Algo::State> states;
+void decide_with(const Request& q, std::optional<std::string_view> stored, int64_t now,
+                 Decision& d) {
+  std::vector<typename Algo::State>& states = states_buffer<typename Algo::State>();
   if (stored) {
     decode_value<Algo>(*stored, q.rates, states);
   } else {
-    states.assign(q.rates.size(), typename Algo::State{});
+    reset_states(states, q.rates.size());
   }
-  Decision d;
   bool changed = false;
   const Verdict v = apply<Algo>(q.op, std::span(states), q.rates, now, q.cost, changed, q.lease);
   const bool one = q.rates.size() == 1;
@@ -64,17 +72,16 @@ Decision decide_with(const Request& q, std::optional<std::string_view> stored, i
     d.reply = reply_of(v, 6);
   }
   if (changed) save<Algo>(d.write, states, q, now);
-  return d;
 }
 
-Decision decide_suppressed(const Request& q, std::optional<std::string_view> stored, int64_t now) {
-  std::vector<Suppressed::State> states;
+void decide_suppressed(const Request& q, std::optional<std::string_view> stored, int64_t now,
+                       Decision& d) {
+  std::vector<Suppressed::State>& states = states_buffer<Suppressed::State>();
   if (stored) {
     decode_value<Suppressed>(*stored, q.rates, states);
   } else {
-    states.assign(q.rates.size(), Suppressed::State{});
+    reset_states(states, q.rates.size());
   }
-  Decision d;
   bool changed = false;
   const Verdict v =
       Suppressed::apply(q.op, std::span(states), q.rates, now, q.cost, q.chance, changed);
@@ -82,7 +89,6 @@ Decision decide_suppressed(const Request& q, std::optional<std::string_view> sto
   d.reply.values[6] = 0;
   d.reply.values[7] = static_cast<int64_t>(v.suppression_factor * Suppressed::kScale + 0.5);
   if (changed) save<Suppressed>(d.write, states, q, now);
-  return d;
 }
 
 }  // namespace
@@ -108,16 +114,27 @@ void set_expiry(Write& w, int64_t idle, int64_t now, int64_t min_ttl_ms) {
   }
 }
 
-Decision decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now) {
+void decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now,
+                   Decision& d) {
+  d.reply = Reply{};
+  d.write.kind = Write::Kind::none;
+  d.write.value.clear();  // keeps its capacity
+  d.write.expire_at_ms = 0;
+  d.write.ttl_ms = 0;
   switch (q.algorithm) {
-    case AlgorithmKind::gcra: return decide_with<Gcra>(q, stored, now);
-    case AlgorithmKind::token_bucket: return decide_with<TokenBucket>(q, stored, now);
-    case AlgorithmKind::fixed_window: return decide_with<FixedWindow>(q, stored, now);
-    case AlgorithmKind::sliding_window: return decide_with<SlidingWindow>(q, stored, now);
-    case AlgorithmKind::suppressed: return decide_suppressed(q, stored, now);
+    case AlgorithmKind::gcra: return decide_with<Gcra>(q, stored, now, d);
+    case AlgorithmKind::token_bucket: return decide_with<TokenBucket>(q, stored, now, d);
+    case AlgorithmKind::fixed_window: return decide_with<FixedWindow>(q, stored, now, d);
+    case AlgorithmKind::sliding_window: return decide_with<SlidingWindow>(q, stored, now, d);
+    case AlgorithmKind::suppressed: return decide_suppressed(q, stored, now, d);
     case AlgorithmKind::sliding_log: break;
   }
-  return {};
+}
+
+Decision decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now) {
+  Decision d;
+  decide_string(q, stored, now, d);
+  return d;
 }
 
 }  // namespace rl::module

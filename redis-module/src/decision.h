@@ -39,6 +39,10 @@ struct Decision {
 
 // `stored`: the key's value, nullopt when the key is missing.
 Decision decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now);
+// The same into `out`, whose value buffer is reused: no allocation once it
+// is large enough (a batch's decisions share one).
+void decide_string(const Request& q, std::optional<std::string_view> stored, int64_t now,
+                   Decision& out);
 
 // The reply of a verdict, as the Lua path shapes it.
 Reply reply_of(const Verdict& v, int size);

@@ -1,16 +1,20 @@
 // librl_redis.so: rl's decisions as native Redis commands, on the same keys
 // and values as the Lua path (docs/redis-module.md). Each command reads the
 // key, decides with core/algorithms/ and writes through the low-level key
-// API; it replicates its effects (SET ... PXAT, DEL, the list commands),
-// never itself, since a replica's or an AOF reload's clock is not the
-// primary's.
+// API; it replicates its effects (SET ... PXAT, DEL, the list commands;
+// a batch's string writes as one EVAL of them), never itself, since a
+// replica's or an AOF reload's clock is not the primary's.
 #include <sys/time.h>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 
+#include "batch_effects.h"
 #include "command_error.h"
 #include "decision.h"
 #include "module_api.h"
@@ -50,9 +54,13 @@ void reply_with(RedisModuleCtx* ctx, const Reply& r, const Request& q) {
     for (int i = 0; i < r.size && i < 8; ++i) values[n++] = r.values[i];
   }
   char bytes[sizeof values];
-  for (int i = 0; i < n; ++i) {
-    const auto v = static_cast<uint64_t>(values[i]);
-    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(bytes, values, sizeof values);  // already the reply's bytes
+  } else {
+    for (int i = 0; i < n; ++i) {
+      const auto v = static_cast<uint64_t>(values[i]);
+      for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+    }
   }
   api.ReplyWithStringBuffer(ctx, bytes, static_cast<size_t>(n) * 8);
 }
@@ -75,20 +83,32 @@ class OpenedKey {
 };
 
 // Applies a decision's write and replicates it as the Lua path's own
-// commands would be.
+// commands would be, alone or (`batch`) gathered into the batch's one effect.
 void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name, bool existed,
-                 const Write& w) {
+                 const Write& w, BatchEffects* batch) {
   if (w.kind == Write::Kind::remove) {
     if (!existed) return;  // DEL of a missing key changes nothing: nothing to replicate
     api.DeleteKey(key);
-    api.Replicate(ctx, "DEL", "s", name);
+    if (batch) {
+      batch->remove(name);
+    } else {
+      api.Replicate(ctx, "DEL", "s", name);
+    }
     api.NotifyKeyspaceEvent(ctx, kNotifyGeneric, "del", name);
     return;
   }
   if (w.kind != Write::Kind::set) return;
   RedisModuleString* value = api.CreateString(ctx, w.value.data(), w.value.size());
-  api.StringSet(key, value);
-  api.FreeString(ctx, value);
+  if (existed && api.StringTruncate(key, w.value.size()) == kOk) {
+    // The string the key holds, rewritten in place: no second lookup of
+    // the key, no new value object (the server copies it first if anything
+    // else holds it, as a batch's gathered effects may).
+    size_t len = 0;
+    char* bytes = api.StringDMA(key, &len, kWrite);
+    std::memcpy(bytes, w.value.data(), w.value.size());
+  } else {
+    api.StringSet(key, value);
+  }
   long long at = w.expire_at_ms;
   if (w.ttl_ms == 0) {
     api.SetAbsExpire(key, at);
@@ -96,14 +116,26 @@ void apply_write(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* na
     api.SetExpire(key, w.ttl_ms);
     at = api.GetAbsExpire(key);
   }
-  api.Replicate(ctx, "SET", "sbcl", name, w.value.data(), w.value.size(), "PXAT", at);
+  if (batch) {
+    batch->set(name, value, at);
+    if (batch->may_expire_now(at)) batch->flush();
+  } else {
+    // The value the key holds, by reference: no copy of it made.
+    static RedisModuleString* const pxat = api.CreateString(nullptr, "PXAT", 4);
+    RedisModuleString* at_text = api.CreateStringFromLongLong(nullptr, at);
+    api.Replicate(ctx, "SET", "ssss", name, value, pxat, at_text);
+    api.FreeString(nullptr, at_text);
+    api.FreeString(ctx, value);
+  }
   api.NotifyKeyspaceEvent(ctx, kNotifyString, "set", name);
   api.NotifyKeyspaceEvent(ctx, kNotifyGeneric, "expire", name);
 }
 
 // One decision on `name`: its reply is sent; a CommandError is thrown
-// before anything is written.
-void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int64_t now) {
+// before anything is written. In a batch, `batch` gathers its string
+// writes and `d` is the batch's reused decision.
+void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int64_t now,
+             BatchEffects* batch = nullptr, Decision* reused = nullptr) {
   const int mode = q.op != Op::peek ? kRead | kWrite : kRead;
   OpenedKey key(ctx, name, mode);
   const int type = api.KeyType(key.get());
@@ -111,7 +143,10 @@ void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int
     if (type != kKeyTypeEmpty && type != kKeyTypeList) {
       throw CommandError(CommandError::Verbatim{}, kWrongType);
     }
-    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, mode, q, now), q);
+    // A call alone replicates its list writes as one effect too.
+    std::optional<BatchEffects> alone;
+    if (!batch) batch = &alone.emplace(ctx, server_now_us() / 1000);
+    reply_with(ctx, run_sliding_log(ctx, key.handle(), name, mode, q, now, *batch), q);
     return;
   }
   if (type != kKeyTypeEmpty && type != kKeyTypeString) {
@@ -123,8 +158,10 @@ void run_one(RedisModuleCtx* ctx, RedisModuleString* name, const Request& q, int
     const char* p = api.StringDMA(key.get(), &len, kRead);
     stored = std::string_view(p, len);
   }
-  const Decision d = decide_string(q, stored, now);
-  apply_write(ctx, key.get(), name, type != kKeyTypeEmpty, d.write);
+  Decision local;
+  Decision& d = reused ? *reused : local;
+  decide_string(q, stored, now, d);
+  apply_write(ctx, key.get(), name, type != kKeyTypeEmpty, d.write, batch);
   reply_with(ctx, d.reply, q);
 }
 
@@ -160,6 +197,11 @@ int single_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return kOk;
 }
 
+std::string too_many(int calls, const char* command) {
+  return "ERR rl: batch: " + std::to_string(calls) + " calls; at most " +
+         std::to_string(kMaxBatch) + " in one " + command;
+}
+
 // RL.BATCH key1 <algorithm>_<op>1 now1 cost1 limits1 key2 ...: the calls in
 // order, each as if sent alone, one reply (or error) per call, the server's
 // clock read once (as the Lua batch).
@@ -167,13 +209,13 @@ int batch_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 6 || (argc - 1) % 5 != 0) return api.WrongArity(ctx);
   const int calls = (argc - 1) / 5;
   if (calls > kMaxBatch) {
-    api.ReplyWithError(ctx, ("ERR rl: batch: " + std::to_string(calls) + " calls; at most " +
-                             std::to_string(kMaxBatch) + " in one RL.BATCH")
-                                .c_str());
+    api.ReplyWithError(ctx, too_many(calls, "RL.BATCH").c_str());
     return kOk;
   }
   api.ReplyWithArray(ctx, calls);
   std::optional<int64_t> server_now;
+  BatchEffects effects(ctx, server_now_us() / 1000);
+  Decision d;
   for (int i = 0; i < calls; ++i) {
     RedisModuleString** call = argv + 1 + 5 * i;
     try {
@@ -183,7 +225,46 @@ int batch_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       const Request q =
           parse_request(algorithm, op, view_of(call[2]), view_of(call[3]), view_of(call[4]));
       if (!q.now && !server_now) server_now = server_now_us();
-      run_one(ctx, call[0], q, q.now ? *q.now : *server_now);
+      run_one(ctx, call[0], q, q.now ? *q.now : *server_now, &effects, &d);
+    } catch (...) {
+      reply_error(ctx, std::current_exception());
+    }
+  }
+  return kOk;
+}
+
+// RL.MANY <algorithm>_<op> now limits key1 cost1 [key2 cost2 ...]: one
+// operation of one limiter on many keys, its name, clock and limits parsed
+// once; the calls in order, each as if sent alone, one reply (or error) per
+// call. An error in what the calls share is the command's one error.
+int many_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 6 || (argc - 4) % 2 != 0) return api.WrongArity(ctx);
+  const int calls = (argc - 4) / 2;
+  if (calls > kMaxBatch) {
+    api.ReplyWithError(ctx, too_many(calls, "RL.MANY").c_str());
+    return kOk;
+  }
+  Request q;
+  try {
+    AlgorithmKind algorithm;
+    Op op;
+    parse_call_name(view_of(argv[1]), algorithm, op);
+    q = parse_clock(algorithm, op, view_of(argv[2]));
+    parse_limits_into(q, view_of(argv[3]));
+  } catch (...) {
+    reply_error(ctx, std::current_exception());
+    return kOk;
+  }
+  const int64_t wall = server_now_us();
+  const int64_t now = q.now ? *q.now : wall;
+  api.ReplyWithArray(ctx, calls);
+  BatchEffects effects(ctx, wall / 1000);
+  Decision d;
+  for (int i = 0; i < calls; ++i) {
+    RedisModuleString** call = argv + 4 + 2 * i;
+    try {
+      parse_cost(q, view_of(call[1]));
+      run_one(ctx, call[0], q, now, &effects, &d);
     } catch (...) {
       reply_error(ctx, std::current_exception());
     }
@@ -195,19 +276,21 @@ struct CommandSpec {
   const char* name;
   RedisModuleCmdFunc fn;
   const char* flags;
+  int first_key;
   int last_key;
   int key_step;
   const char* acl;  // Redis 7.2+
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"rl.acquire", single_command<Op::acquire>, "write deny-oom fast", 1, 1, "write fast"},
-    {"rl.peek", single_command<Op::peek>, "readonly fast", 1, 1, "read fast"},
-    {"rl.refund", single_command<Op::refund>, "write deny-oom fast", 1, 1, "write fast"},
-    {"rl.reset", single_command<Op::reset>, "write fast", 1, 1, "write fast"},
-    {"rl.lease", single_command<Op::lease>, "write deny-oom fast", 1, 1, "write fast"},
-    {"rl.release", single_command<Op::release>, "write deny-oom fast", 1, 1, "write fast"},
-    {"rl.batch", batch_command, "write deny-oom", -1, 5, "write slow"},
+    {"rl.acquire", single_command<Op::acquire>, "write deny-oom fast", 1, 1, 1, "write fast"},
+    {"rl.peek", single_command<Op::peek>, "readonly fast", 1, 1, 1, "read fast"},
+    {"rl.refund", single_command<Op::refund>, "write deny-oom fast", 1, 1, 1, "write fast"},
+    {"rl.reset", single_command<Op::reset>, "write fast", 1, 1, 1, "write fast"},
+    {"rl.lease", single_command<Op::lease>, "write deny-oom fast", 1, 1, 1, "write fast"},
+    {"rl.release", single_command<Op::release>, "write deny-oom fast", 1, 1, 1, "write fast"},
+    {"rl.batch", batch_command, "write deny-oom", 1, -1, 5, "write slow"},
+    {"rl.many", many_command, "write deny-oom", 4, -1, 2, "write slow"},
 };
 
 }  // namespace
@@ -221,7 +304,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   if (api.IsModuleNameBusy("rl")) return kErr;
   api.SetModuleAttribs(ctx, "rl", 1, kApiVersion1);
   for (const CommandSpec& c : kCommands) {
-    if (api.CreateCommand(ctx, c.name, c.fn, c.flags, 1, c.last_key, c.key_step) != kOk) {
+    if (api.CreateCommand(ctx, c.name, c.fn, c.flags, c.first_key, c.last_key, c.key_step) != kOk) {
       return kErr;
     }
     if (api.SetCommandACLCategories) {

@@ -54,6 +54,7 @@ struct Api {
   int (*DeleteKey)(RedisModuleKey*) = nullptr;
   int (*StringSet)(RedisModuleKey*, RedisModuleString*) = nullptr;
   char* (*StringDMA)(RedisModuleKey*, size_t*, int) = nullptr;
+  int (*StringTruncate)(RedisModuleKey*, size_t) = nullptr;
   long long (*GetAbsExpire)(RedisModuleKey*) = nullptr;
   int (*SetAbsExpire)(RedisModuleKey*, long long) = nullptr;
   int (*SetExpire)(RedisModuleKey*, long long) = nullptr;
@@ -63,6 +64,7 @@ struct Api {
   int (*ListSet)(RedisModuleKey*, long, RedisModuleString*) = nullptr;
   int (*ListDelete)(RedisModuleKey*, long) = nullptr;
   RedisModuleString* (*CreateString)(RedisModuleCtx*, const char*, size_t) = nullptr;
+  RedisModuleString* (*CreateStringFromLongLong)(RedisModuleCtx*, long long) = nullptr;
   void (*FreeString)(RedisModuleCtx*, RedisModuleString*) = nullptr;
   const char* (*StringPtrLen)(const RedisModuleString*, size_t*) = nullptr;
   int (*Replicate)(RedisModuleCtx*, const char*, const char*, ...) = nullptr;

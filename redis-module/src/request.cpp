@@ -1,6 +1,8 @@
 #include "request.h"
 
 #include <charconv>
+#include <functional>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -68,6 +70,19 @@ int64_t least_cost(Op op) {
 
 bool parse_int(std::string_view text, int64_t& out) {
   if (text.empty() || text.size() > 20 || text[0] == '+') return false;
+  // Up to 18 digits cannot overflow (10^18 < 2^63): one multiply-add per
+  // digit, what every stored value and argument rl writes takes.
+  const size_t from = text[0] == '-' ? 1 : 0;
+  if (text.size() > from && text.size() - from <= 18) {
+    int64_t v = 0;
+    for (size_t i = from; i < text.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned{'0'};
+      if (digit > 9) return false;
+      v = v * 10 + digit;
+    }
+    out = from ? -v : v;
+    return true;
+  }
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end;
@@ -161,27 +176,46 @@ Limits parse_limits(AlgorithmKind algorithm, std::string_view limits) {
   return out;
 }
 
+// Looks a limits text up without copying it into a std::string first.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+
 // Parsed limits by algorithm and text: a server sees few policies, so each is
-// parsed once (as the Lua library does); bounded, emptied when full.
+// parsed once (as the Lua library does); bounded, emptied when full. A text
+// seen before costs a hash and no allocation.
 const Limits& limits_of(AlgorithmKind algorithm, std::string_view limits) {
-  static std::unordered_map<std::string, Limits> parsed;
-  std::string key(limits);
-  key += static_cast<char>('0' + static_cast<int>(algorithm));
-  if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  static std::unordered_map<std::string, Limits, TextHash, std::equal_to<>>
+      parsed[std::size(kAlgorithms)];
+  auto& of_algorithm = parsed[static_cast<size_t>(algorithm)];
+  if (auto it = of_algorithm.find(limits); it != of_algorithm.end()) return it->second;
   Limits fresh = parse_limits(algorithm, limits);  // throws before anything is kept
-  if (parsed.size() >= 1024) parsed.clear();
-  return parsed.emplace(std::move(key), std::move(fresh)).first->second;
+  if (of_algorithm.size() >= 1024) of_algorithm.clear();
+  return of_algorithm.emplace(std::string(limits), std::move(fresh)).first->second;
 }
 
 }  // namespace
 
-Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std::string_view cost,
-                      std::string_view limits) {
+Request parse_clock(AlgorithmKind algorithm, Op op, std::string_view now) {
   Request q;
   q.algorithm = algorithm;
   q.op = op;
   if (!now.empty()) q.now = bounded(now, "now", 0, kMaxTime);
+  if ((op == Op::lease || op == Op::release) && algorithm != AlgorithmKind::fixed_window &&
+      algorithm != AlgorithmKind::sliding_window && algorithm != AlgorithmKind::gcra &&
+      algorithm != AlgorithmKind::token_bucket) {
+    throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
+                       " takes fixed_window, sliding_window, gcra or token_bucket");
+  }
+  return q;
+}
 
+void parse_cost(Request& q, std::string_view cost) {
+  const AlgorithmKind algorithm = q.algorithm;
+  const Op op = q.op;
+  q.chance = Chance{};
+  q.lease = LeaseArgs{};
   if (algorithm == AlgorithmKind::suppressed) {
     const std::vector<std::string_view> parts = fields_of(cost);
     if (parts.size() != 3) {
@@ -192,11 +226,6 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
     q.chance.draw = bounded(parts[1], "cost: draw", 0, Suppressed::kScale - 1);
     q.chance.factor_reuse_us = bounded(parts[2], "cost: factor_reuse_us", 0, kMaxTime);
   } else if (op == Op::lease || op == Op::release) {
-    if (algorithm != AlgorithmKind::fixed_window && algorithm != AlgorithmKind::sliding_window &&
-        algorithm != AlgorithmKind::gcra && algorithm != AlgorithmKind::token_bucket) {
-      throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
-                         " takes fixed_window, sliding_window, gcra or token_bucket");
-    }
     // gcra and token_bucket hold a slice's units: they need its length and
     // size; the windows take the older short forms too.
     const bool holds = algorithm == AlgorithmKind::gcra || algorithm == AlgorithmKind::token_bucket;
@@ -219,13 +248,22 @@ Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std:
   } else {
     q.cost = bounded(cost, "cost", least_cost(op), kMaxLimit);
   }
+}
 
-  const Limits& parsed = limits_of(algorithm, limits);
+void parse_limits_into(Request& q, std::string_view limits) {
+  const Limits& parsed = limits_of(q.algorithm, limits);
   q.min_ttl_ms = parsed.min_ttl_ms;
   q.rates = parsed.rates;
-  if ((op == Op::lease || op == Op::release) && q.rates.size() != 1) {
+  if ((q.op == Op::lease || q.op == Op::release) && q.rates.size() != 1) {
     throw CommandError("limits: lease and release take one limit");
   }
+}
+
+Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std::string_view cost,
+                      std::string_view limits) {
+  Request q = parse_clock(algorithm, op, now);
+  parse_cost(q, cost);
+  parse_limits_into(q, limits);
   return q;
 }
 

@@ -47,6 +47,13 @@ void parse_call_name(std::string_view text, AlgorithmKind& algorithm, Op& op);
 Request parse_request(AlgorithmKind algorithm, Op op, std::string_view now, std::string_view cost,
                       std::string_view limits);
 
+// parse_request in the steps RL.MANY takes apart: what a batch carries once
+// (the clock, the operation's fit to the algorithm, then the limits), and
+// each call's cost, which replaces the last call's in `q`.
+Request parse_clock(AlgorithmKind algorithm, Op op, std::string_view now);
+void parse_limits_into(Request& q, std::string_view limits);
+void parse_cost(Request& q, std::string_view cost);
+
 // A whole decimal integer (optional '-'), nothing else; false otherwise.
 bool parse_int(std::string_view text, int64_t& out);
 

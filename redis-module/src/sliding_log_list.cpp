@@ -167,8 +167,9 @@ long first_live(const ListView& log, int64_t window, int64_t now) {
 
 class Writer {
  public:
-  Writer(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, ListView& log)
-      : ctx_(ctx), key_(key), name_(name), log_(log) {}
+  Writer(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, ListView& log,
+         BatchEffects& effects)
+      : ctx_(ctx), key_(key), name_(name), log_(log), effects_(effects) {}
 
   void del() {
     if (log_.size() == 0) return;
@@ -178,7 +179,7 @@ class Writer {
     RedisModuleString* s = api.ListPop(key_, kListTail);
     if (s) api.FreeString(ctx_, s);
     api.DeleteKey(key_);
-    api.Replicate(ctx_, "DEL", "s", name_);
+    effects_.remove(name_);
     announce(kNotifyGeneric, "del");
     log_.changed(0);
   }
@@ -190,7 +191,7 @@ class Writer {
       RedisModuleString* s = api.ListPop(key_, kListHead);
       if (s) api.FreeString(ctx_, s);
     }
-    api.Replicate(ctx_, "LTRIM", "sll", name_, static_cast<long long>(dead), -1LL);
+    effects_.trim(name_, dead);
     announce(kNotifyList, "ltrim");
     log_.changed(log_.size() - dead);
   }
@@ -198,8 +199,7 @@ class Writer {
     const std::string raw = pack(e);
     RedisModuleString* s = api.CreateString(ctx_, raw.data(), raw.size());
     api.ListSet(key_, -1, s);
-    api.FreeString(ctx_, s);
-    api.Replicate(ctx_, "LSET", "slb", name_, -1LL, raw.data(), raw.size());
+    effects_.set_newest(name_, s);
     announce(kNotifyList, "lset");
     log_.changed(log_.size());
   }
@@ -207,15 +207,14 @@ class Writer {
     const std::string raw = pack(e);
     RedisModuleString* s = api.CreateString(ctx_, raw.data(), raw.size());
     api.ListPush(key_, kListTail, s);
-    api.FreeString(ctx_, s);
-    api.Replicate(ctx_, "RPUSH", "sb", name_, raw.data(), raw.size());
+    effects_.push(name_, s);
     announce(kNotifyList, "rpush");
     log_.changed(log_.size() + 1);
   }
   void pop_newest() {
     RedisModuleString* s = api.ListPop(key_, kListTail);
     if (s) api.FreeString(ctx_, s);
-    api.Replicate(ctx_, "RPOP", "s", name_);
+    effects_.pop_newest(name_);
     announce(kNotifyList, "rpop");
     if (log_.size() == 1)
       announce(kNotifyGeneric, "del");  // RPOP of the last entry deletes the key
@@ -239,13 +238,15 @@ class Writer {
     if (log_.size() == 0) return;
     Write w;
     set_expiry(w, idle, now, min_ttl_ms);
+    long long at = w.expire_at_ms;
     if (w.ttl_ms == 0) {
-      api.SetAbsExpire(key_, w.expire_at_ms);
-      api.Replicate(ctx_, "PEXPIREAT", "sl", name_, static_cast<long long>(w.expire_at_ms));
+      api.SetAbsExpire(key_, at);
     } else {
       api.SetExpire(key_, w.ttl_ms);
-      api.Replicate(ctx_, "PEXPIREAT", "sl", name_, api.GetAbsExpire(key_));
+      at = api.GetAbsExpire(key_);
     }
+    effects_.expire_at(name_, at);
+    if (effects_.may_expire_now(at)) effects_.flush();
     announce(kNotifyGeneric, "expire");
   }
 
@@ -258,6 +259,7 @@ class Writer {
   RedisModuleKey*& key_;
   RedisModuleString* name_;
   ListView& log_;
+  BatchEffects& effects_;
 };
 
 // lua record(): after an admitted acquire.
@@ -307,9 +309,9 @@ void give_back(Writer& w, ListView& log, const Request& q, int64_t now) {
 }  // namespace
 
 Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, int mode,
-                      const Request& q, int64_t now) {
+                      const Request& q, int64_t now, BatchEffects& effects) {
   ListView log(ctx, key, name, mode, static_cast<long>(api.ValueLength(key)));
-  Writer w(ctx, key, name, log);
+  Writer w(ctx, key, name, log, effects);
   const size_t n = q.rates.size();
   if (q.op == Op::refund || q.op == Op::reset) {
     if (q.op == Op::reset) {

@@ -4,10 +4,11 @@
 // of the list that reads only the elements its searches touch (O(log n)
 // per decision; in the common case a few near the list's ends); the writes
 // are the Lua path's own (LTRIM of the dead head, RPUSH or LSET -1, RPOP,
-// PEXPIREAT, DEL), applied through the list API and replicated as those
-// commands.
+// PEXPIREAT, DEL), applied through the list API and gathered into
+// `effects`, which replicates them in order.
 #pragma once
 
+#include "batch_effects.h"
 #include "decision.h"
 #include "module_api.h"
 
@@ -16,6 +17,6 @@ namespace rl::module {
 // `key` is open in `mode` (reading, and writing unless a peek), empty or a
 // list; it may be reopened (in `mode`) while the call reads the list.
 Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleString* name, int mode,
-                      const Request& q, int64_t now);
+                      const Request& q, int64_t now, BatchEffects& effects);
 
 }  // namespace rl::module

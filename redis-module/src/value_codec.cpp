@@ -213,7 +213,7 @@ void decode_value(std::string_view value, const std::vector<Rate>& rates,
   if (value.size() > kMaxValueBytes) Numbers::corrupt("larger than 1 MiB");
   Numbers n(value);
   const bool alone = rates.size() == 1;
-  states.assign(rates.size(), typename Algo::State{});
+  reset_states(states, rates.size());
   for (size_t i = 0; i < rates.size(); ++i) decode_one(n, rates[i], alone, states[i]);
   if (n.more()) Numbers::corrupt("integers left over after every limit's state");
 }

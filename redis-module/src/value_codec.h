@@ -19,6 +19,17 @@
 
 namespace rl::module {
 
+// `n` empty states in `states`, made over the ones it holds: assigned from
+// one blank state, their bucket deques keep their memory (a fresh deque
+// allocates), so a decision on a vector kept from call to call allocates
+// nothing for them.
+template <class State>
+void reset_states(std::vector<State>& states, size_t n) {
+  static const State blank{};
+  states.resize(n);
+  for (State& s : states) s = blank;
+}
+
 // Reads a whole value: `states` gets one state per rate.
 template <class Algo>
 void decode_value(std::string_view value, const std::vector<Rate>& rates,

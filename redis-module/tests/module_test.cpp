@@ -412,4 +412,227 @@ TEST_F(ModuleTest, ReplicaAndAofReloadHoldThePrimarysState) {
   EXPECT_EQ(snapshot(replica), primary);
 }
 
+// RL.MANY <algorithm>_<op> now limits key cost ...: each call decides as
+// the same call sent alone (RL.<op>), every algorithm: replies, values and
+// expiry instants alike, a key met twice in one batch included.
+TEST_F(ModuleTest, ManyDecidesAsCallsSentAlone) {
+  std::mt19937_64 rng(33);
+  int config_index = 0;
+  for (const Config& c : kConfigs) {
+    const std::string tag = "{many" + std::to_string(config_index++) + "}";
+    std::vector<std::string> alone_keys, many_keys;
+    for (int k = 0; k < 3; ++k) {
+      alone_keys.push_back(tag + "alone" + std::to_string(k));
+      many_keys.push_back(tag + "many" + std::to_string(k));
+      redis_->run({"DEL", alone_keys.back(), many_keys.back()});
+    }
+    int64_t now = start_;
+    for (int step = 0; step < 150; ++step) {
+      const RandomCall call = random_call(c, now, rng);
+      std::vector<std::string> many = {"RL.MANY", std::string(c.algorithm) + "_" + call.op, call.at,
+                                       c.limits};
+      std::string alone = "[";
+      const int calls = 1 + static_cast<int>(rng() % 5);
+      for (int i = 0; i < calls; ++i) {
+        const size_t k = rng() % 3;
+        const int64_t cost = 1 + static_cast<int64_t>(rng() % 3);
+        const std::string amount = cost_arg(c, cost, rng);
+        alone += (i ? " " : "") + redis_->text({"RL." + call.op, alone_keys[k], c.algorithm,
+                                                call.at, amount, c.limits});
+        many.push_back(many_keys[k]);
+        many.push_back(amount);
+      }
+      const std::string where = call.where(c, step);
+      ASSERT_EQ(redis_->text(many), alone + "]") << where;
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(value_of(*redis_, many_keys[k]), value_of(*redis_, alone_keys[k])) << where;
+        ASSERT_EQ(redis_->text({"PEXPIRETIME", many_keys[k]}),
+                  redis_->text({"PEXPIRETIME", alone_keys[k]}))
+            << where;
+      }
+    }
+  }
+  // The server's clock: read once for the batch, as RL.BATCH does.
+  const char* limits = "0 2 1000000 2 1 500000 0";
+  redis_->run({"DEL", "{mc}batch", "{mc}many"});
+  EXPECT_EQ(redis_->text({"RL.MANY", "gcra_acquire", "", limits, "{mc}many", "1", "{mc}many", "1",
+                          "{mc}many", "1"}),
+            redis_->text({"RL.BATCH", "{mc}batch", "gcra_acquire", "", "1", limits, "{mc}batch",
+                          "gcra_acquire", "", "1", limits, "{mc}batch", "gcra_acquire", "", "1",
+                          limits}));
+}
+
+// Bad input to RL.MANY: what the batch shares is the command's one error,
+// naming it; a call's own bad cost or key type is that call's error, and
+// the others run.
+TEST_F(ModuleTest, ManyBadInputIsAnErrorNamingIt) {
+  const std::string at = std::to_string(start_);
+  const char* limits = "0 10 1000000 10 1 100000 0";
+  redis_->run({"DEL", "{mb}k"});
+  redis_->run({"DEL", "{mb}list"});
+  redis_->run({"LPUSH", "{mb}list", "x"});
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  } cases[] = {
+      {{"RL.MANY", "gcra_acquire", at, limits}, "wrong number of arguments"},
+      {{"RL.MANY", "gcra_acquire", at, limits, "{mb}k"}, "wrong number of arguments"},
+      {{"RL.MANY", "gcra_acquire", at, limits, "{mb}k", "1", "{mb}k"}, "wrong number of arguments"},
+      {{"RL.MANY", "gcra", at, limits, "{mb}k", "1"},
+       "call: 'gcra' is not <algorithm>_<operation>"},
+      {{"RL.MANY", "lru_acquire", at, limits, "{mb}k", "1"}, "algorithm: 'lru' is unknown"},
+      {{"RL.MANY", "gcra_take", at, limits, "{mb}k", "1"}, "operation: 'take' is unknown"},
+      {{"RL.MANY", "gcra_acquire", "soon", limits, "{mb}k", "1"}, "now: 'soon' is not an integer"},
+      {{"RL.MANY", "gcra_acquire", at, "0 10", "{mb}k", "1"}, "limits: '0 10' is not"},
+      {{"RL.MANY", "sliding_window_acquire", at, "0 10 1000000 10 1 100000 7", "{mb}k", "1"},
+       "granularity_us: 7 must divide"},
+      {{"RL.MANY", "sliding_log_lease", at, limits, "{mb}k", "1 1000"},
+       "operation: lease takes fixed_window, sliding_window, gcra or token_bucket"},
+      {{"RL.MANY", "gcra_lease", at, "0 10 1000000 10 1 100000 0 20 60000000 20 1 3000000 0",
+        "{mb}k", "1 1000"},
+       "limits: lease and release take one limit"},
+  };
+  for (const Case& c : cases) {
+    const std::string reply = redis_->text(c.args);
+    EXPECT_EQ(reply.rfind("(error) ", 0), 0u) << reply;  // one error, not an array
+    EXPECT_NE(reply.find(c.says), std::string::npos) << reply << " should say " << c.says;
+  }
+  EXPECT_EQ(redis_->text({"EXISTS", "{mb}k"}), "0");
+  // A call's own error: its place in the array; the others as if alone.
+  const std::string mixed = redis_->text(
+      {"RL.MANY", "gcra_acquire", at, limits, "{mb}k", "-1", "{mb}list", "1", "{mb}k", "1"});
+  EXPECT_EQ(mixed.rfind("[(error) ERR rl: cost: -1 is outside", 0), 0u) << mixed;
+  EXPECT_NE(mixed.find("(error) WRONGTYPE"), std::string::npos) << mixed;
+  redis_->run({"DEL", "{mb}alone"});
+  const std::string alone = redis_->text({"RL.ACQUIRE", "{mb}alone", "gcra", at, "1", limits});
+  EXPECT_EQ(mixed.substr(mixed.size() - alone.size() - 2), " " + alone + "]") << mixed;
+  // Above 1,000 calls: refused whole.
+  std::vector<std::string> big = {"RL.MANY", "gcra_peek", at, limits};
+  for (int i = 0; i < 1001; ++i) {
+    big.push_back("{mb}k");
+    big.push_back("1");
+  }
+  EXPECT_NE(redis_->text(big).find("at most 1000 in one RL.MANY"), std::string::npos);
+  EXPECT_EQ(redis_->text({"PING"}), "PONG");
+}
+
+// RL.MANY announces each key's changes as the same calls sent alone do.
+TEST_F(ModuleTest, ManyKeyspaceEventsAsCallsSentAlone) {
+  const std::string was = redis_->run({"CONFIG", "GET", "notify-keyspace-events"})->element[1]->str;
+  redis_->run({"CONFIG", "SET", "notify-keyspace-events", "KA"});
+  Client events("RL_TEST_REDIS_MODULE_URL");
+  events.run({"PSUBSCRIBE", "__keyspace@0__:{me*"});
+  auto take = [&] {
+    redis_->run({"PUBLISH", "__keyspace@0__:{me}mark", "mark"});
+    std::map<std::string, std::string> seen;
+    for (;;) {
+      const ReplyPtr m = events.next();
+      const std::string channel = m->element[2]->str;
+      const std::string key = channel.substr(channel.find(':') + 1);
+      if (key == "{me}mark") return seen;
+      seen[key] += std::string(m->element[3]->str) + " ";
+    }
+  };
+  std::mt19937_64 rng(9);
+  int config_index = 0;
+  for (const Config& c : kConfigs) {
+    const std::string tag = "{me" + std::to_string(config_index++) + "}";
+    const std::string alone = tag + "alone", native = tag + "many";
+    int64_t now = start_;
+    for (int step = 0; step < 60; ++step) {
+      const RandomCall call = random_call(c, now, rng);
+      take();
+      redis_->run({"RL." + call.op, alone, c.algorithm, call.at, call.amount, c.limits});
+      redis_->run({"RL.MANY", std::string(c.algorithm) + "_" + call.op, call.at, c.limits, native,
+                   call.amount});
+      std::map<std::string, std::string> seen = take();
+      EXPECT_EQ(seen[native], seen[alone]) << call.where(c, step);
+    }
+  }
+  redis_->run({"CONFIG", "SET", "notify-keyspace-events", was});
+}
+
+// Batches (RL.MANY, and RL.BATCH of every algorithm mixed) replicate their
+// string writes as one EVAL per batch: the replica, and its AOF reloaded,
+// hold exactly the primary's keys and expiries; the replica never runs the
+// module's commands (a replica without the module gets the same writes).
+TEST_F(ModuleTest, BatchesReplicateToTheReplicaAndAofExactly) {
+  Client replica("RL_TEST_REDIS_MODULE_REPLICA_URL");
+  auto stat = [&](const std::string& command) {
+    const std::string info = replica.text({"INFO", "commandstats"});
+    const size_t at = info.find("cmdstat_" + command + ":calls=");
+    return at == std::string::npos ? 0 : std::stoll(info.substr(at + 15 + command.size()));
+  };
+  const int64_t evals_before = stat("eval");
+  std::mt19937_64 rng(11);
+  std::vector<std::string> keys;
+  int64_t now = start_;
+  int many_batches = 0;
+  int config_index = 0;
+  for (const Config& c : kConfigs) {
+    const std::string tag = "{rb" + std::to_string(config_index++) + "}";
+    for (int k = 0; k < 4; ++k) keys.push_back(tag + std::to_string(k));
+    for (int i = 0; i < 20; ++i) {
+      now += static_cast<int64_t>(rng() % (c.step_us + 1));
+      const char* op = i % 7 == 6 ? "refund" : i == 13 ? "reset" : "acquire";
+      std::vector<std::string> many = {"RL.MANY", std::string(c.algorithm) + "_" + op,
+                                       std::to_string(now), c.limits};
+      for (int j = 0; j < 6; ++j) {
+        many.push_back(keys[keys.size() - 4 + rng() % 4]);
+        many.push_back(cost_arg(c, 1, rng));
+      }
+      redis_->run(many);
+      if (std::string(c.algorithm) != "sliding_log") ++many_batches;
+    }
+  }
+  // RL.BATCH of mixed algorithms, list and string keys in one batch.
+  for (int i = 0; i < 20; ++i) {
+    now += 50000;
+    std::vector<std::string> batch = {"RL.BATCH"};
+    for (int j = 0; j < 8; ++j) {
+      const Config& c = kConfigs[rng() % std::size(kConfigs)];
+      const size_t which = rng() % std::size(kConfigs);
+      batch.push_back("{rbm}" + std::to_string(which) + c.algorithm);
+      batch.push_back(std::string(c.algorithm) + (j % 5 == 4 ? "_refund" : "_acquire"));
+      batch.push_back(std::to_string(now));
+      batch.push_back(cost_arg(c, 1, rng));
+      batch.push_back(c.limits);
+      keys.push_back(batch[batch.size() - 5]);
+    }
+    redis_->run(batch);
+  }
+  // The server's clock, and a manual clock in the past (keys written
+  // already expired, met again in the same batch): the replica reads none
+  // of its own.
+  const char* limits = "0 10 3600000000 10 1 360000000 0";
+  redis_->run({"RL.MANY", "gcra_acquire", "", limits, "{rbc}a", "1", "{rbc}b", "2", "{rbc}a", "1"});
+  redis_->run({"RL.MANY", "token_bucket_acquire", "1000000", "0 10 1000000 10 1 100000 0",
+               "{rbc}past", "1", "{rbc}past", "1", "{rbc}other", "1"});
+  // The last call on a key written expired writes nothing: the key's DEL
+  // (its expiry, found by that call) is the last word on it.
+  redis_->run({"RL.BATCH", "{rbc}gone", "gcra_acquire", "1000000", "1",
+               "0 10 1000000 10 1 100000 0", "{rbc}gone", "gcra_peek", "1000000", "1",
+               "0 10 1000000 10 1 100000 0"});
+  for (const char* k : {"{rbc}a", "{rbc}b", "{rbc}past", "{rbc}other", "{rbc}gone"}) {
+    keys.push_back(k);
+  }
+  ASSERT_EQ(redis_->run({"WAIT", "1", "10000"})->integer, 1);
+  auto snapshot = [&](Client& on) {
+    std::string out;
+    for (const std::string& k : keys) {
+      out += k + "=" + value_of(on, k) + "@" + on.text({"PEXPIRETIME", k}) + "\n";
+    }
+    return out + "keys " + on.text({"DBSIZE"});
+  };
+  const std::string primary = snapshot(*redis_);
+  // What reading expired keys on the primary deleted reaches the replica too.
+  ASSERT_EQ(redis_->run({"WAIT", "1", "10000"})->integer, 1);
+  EXPECT_EQ(snapshot(replica), primary);
+  EXPECT_GE(stat("eval") - evals_before, many_batches);
+  EXPECT_EQ(stat("rl.many"), 0);
+  EXPECT_EQ(stat("rl.batch"), 0);
+  EXPECT_EQ(replica.text({"DEBUG", "LOADAOF"}), "OK");
+  EXPECT_EQ(snapshot(replica), primary);
+}
+
 }  // namespace

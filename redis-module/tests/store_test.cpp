@@ -140,6 +140,91 @@ TEST(ModuleStore, CoalescedCallsLeaveAsRlBatchAndDecideAsTheMemoryStore) {
   }
 }
 
+// Bursts of one limiter's acquires (one operation, the server's clock, the
+// same limits) leave as RL.MANY, its name, clock and limits sent once, and
+// decide as the memory store does them one by one.
+TEST(ModuleStore, OneLimitersCoalescedCallsLeaveAsRlManyAndDecideAsTheMemoryStore) {
+  for (const char* algorithm : kAlgorithms) {
+    SCOPED_TRACE(algorithm);
+    Settings settings = limiter_settings(algorithm, "20/s, 50/10s");
+    auto memory = open_store("memory://?clock=manual", {});
+    auto redis = open_store(module_url("clock=manual&script_mode=module"), {});
+    Limiter on_memory(memory, settings);
+    Limiter on_redis(redis, settings);
+    manual_clock(*memory).set(1'700'000'000'000'000);
+    manual_clock(*redis).set(1'700'000'000'000'000);
+    std::mt19937_64 random(43);
+    const int64_t many = calls_of("rl.many");
+    for (int burst = 0; burst < 10; ++burst) {
+      std::vector<Call> calls;
+      for (int i = 0; i < 40; ++i) {
+        calls.push_back(Call{Op::acquire, "m" + std::to_string(random() % 5),
+                             1 + static_cast<int64_t>(random() % 3)});
+      }
+      Completions done(calls.size());
+      std::vector<Outcome> got(calls.size());
+      for (size_t i = 0; i < calls.size(); ++i) {
+        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+          got[i] = o;
+          record(std::move(o));
+        });
+      }
+      ASSERT_TRUE(done.wait_all(Ms(10000)));
+      for (size_t i = 0; i < calls.size(); ++i) {
+        ASSERT_EQ(done.runs[i], 1);
+        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
+      }
+      const int64_t step = static_cast<int64_t>(random() % 700'000);
+      manual_clock(*memory).advance(step);
+      manual_clock(*redis).advance(step);
+    }
+    EXPECT_GT(calls_of("rl.many"), many);
+  }
+}
+
+// A node that refuses RL.MANY (here a user not allowed it; a module older
+// than RL.MANY alike): the refused batch's calls go again one by one, and
+// the node's later batches go as RL.BATCH; every call decides as alone.
+TEST(ModuleStore, ANodeThatRefusesRlManyGetsRlBatch) {
+  const std::string url = env_or_fail("RL_TEST_REDIS_MODULE_URL");
+  shell("redis-cli -u " + url + " ACL SETUSER rl-no-many on '>pw' '~*' '&*' +@all -rl.many");
+  const std::string hostport = url.substr(url.find("://") + 3);
+  const std::string as_user = "redis://rl-no-many:pw@" + hostport + "?prefix=" + unique_prefix() +
+                              "&clock=manual&script_mode=module";
+  Settings settings = limiter_settings("gcra", "20/s, 50/10s");
+  auto memory = open_store("memory://?clock=manual", {});
+  auto redis = open_store(as_user, {});
+  Limiter on_memory(memory, settings);
+  Limiter on_redis(redis, settings);
+  manual_clock(*memory).set(1'700'000'000'000'000);
+  manual_clock(*redis).set(1'700'000'000'000'000);
+  const int64_t many = calls_of("rl.many"), batches = calls_of("rl.batch");
+  for (int burst = 0; burst < 5; ++burst) {
+    std::vector<Call> calls;
+    for (int i = 0; i < 30; ++i) calls.push_back(Call{Op::acquire, "n" + std::to_string(i % 4), 1});
+    Completions done(calls.size());
+    std::vector<Outcome> got(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+        got[i] = o;
+        record(std::move(o));
+      });
+    }
+    ASSERT_TRUE(done.wait_all(Ms(10000)));
+    for (size_t i = 0; i < calls.size(); ++i) {
+      ASSERT_EQ(done.runs[i], 1);
+      const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+      ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
+    }
+    manual_clock(*memory).advance(300'000);
+    manual_clock(*redis).advance(300'000);
+  }
+  EXPECT_EQ(calls_of("rl.many"), many);
+  EXPECT_GT(calls_of("rl.batch"), batches);
+  shell("redis-cli -u " + url + " ACL DELUSER rl-no-many");
+}
+
 TEST(ModuleStore, MinReplicasWaitsForTheModulesReplica) {
   auto store = open_store(module_url("min_replicas=1&min_replicas_timeout_ms=5000"), {});
   Limiter limiter(store, limiter_settings("fixed_window", "3/h"));

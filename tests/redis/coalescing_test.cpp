@@ -20,7 +20,7 @@ using Ms = std::chrono::milliseconds;
 int64_t fcalls() {
   const std::string stats = redis_cli("info commandstats");
   int64_t calls = 0;
-  for (const char* command : {"fcall", "rl.acquire", "rl.batch"}) {
+  for (const char* command : {"fcall", "rl.acquire", "rl.batch", "rl.many"}) {
     const std::string tag = std::string("cmdstat_") + command + ":calls=";
     const size_t at = stats.find(tag);
     if (at != std::string::npos) calls += std::stoll(stats.substr(at + tag.size()));
