@@ -52,6 +52,27 @@ void expect_decided_by_the_module(const auto& store) {
   EXPECT_EQ(calls_of("fcall") - fcalls, 0);
 }
 
+// `calls` sent at once on `on_redis` (all but the first wait, so they leave
+// as one batch command): each runs once and decides what `on_memory`
+// decides for it, the calls run one by one in order.
+void expect_burst_decides_as_memory(Limiter& on_redis, Limiter& on_memory,
+                                    const std::vector<Call>& calls) {
+  Completions done(calls.size());
+  std::vector<Outcome> got(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
+      got[i] = o;
+      record(std::move(o));
+    });
+  }
+  ASSERT_TRUE(done.wait_all(Ms(10000)));
+  for (size_t i = 0; i < calls.size(); ++i) {
+    ASSERT_EQ(done.runs[i], 1);
+    const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
+    ASSERT_EQ(describe(got[i]), describe(want)) << "call " << i;
+  }
+}
+
 TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {
   auto store = open_store(module_url(""), {});  // script_mode=auto by default
   expect_decided_by_the_module(store);
@@ -118,20 +139,9 @@ TEST(ModuleStore, CoalescedCallsLeaveAsRlBatchAndDecideAsTheMemoryStore) {
         const int64_t cost = op == Op::reset ? 0 : 1 + static_cast<int64_t>(random() % 4);
         calls.push_back(Call{op, "k" + std::to_string(random() % 3), cost});
       }
-      Completions done(calls.size());
-      std::vector<Outcome> got(calls.size());
-      for (size_t i = 0; i < calls.size(); ++i) {
-        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
-          got[i] = o;
-          record(std::move(o));
-        });
-      }
-      ASSERT_TRUE(done.wait_all(Ms(10000)));
-      for (size_t i = 0; i < calls.size(); ++i) {
-        ASSERT_EQ(done.runs[i], 1);
-        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
-        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
-      }
+      SCOPED_TRACE("burst " + std::to_string(burst));
+      expect_burst_decides_as_memory(on_redis, on_memory, calls);
+      if (::testing::Test::HasFatalFailure()) return;
       const int64_t step = static_cast<int64_t>(random() % 700'000);
       manual_clock(*memory).advance(step);
       manual_clock(*redis).advance(step);
@@ -161,20 +171,9 @@ TEST(ModuleStore, OneLimitersCoalescedCallsLeaveAsRlManyAndDecideAsTheMemoryStor
         calls.push_back(Call{Op::acquire, "m" + std::to_string(random() % 5),
                              1 + static_cast<int64_t>(random() % 3)});
       }
-      Completions done(calls.size());
-      std::vector<Outcome> got(calls.size());
-      for (size_t i = 0; i < calls.size(); ++i) {
-        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
-          got[i] = o;
-          record(std::move(o));
-        });
-      }
-      ASSERT_TRUE(done.wait_all(Ms(10000)));
-      for (size_t i = 0; i < calls.size(); ++i) {
-        ASSERT_EQ(done.runs[i], 1);
-        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
-        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
-      }
+      SCOPED_TRACE("burst " + std::to_string(burst));
+      expect_burst_decides_as_memory(on_redis, on_memory, calls);
+      if (::testing::Test::HasFatalFailure()) return;
       const int64_t step = static_cast<int64_t>(random() % 700'000);
       manual_clock(*memory).advance(step);
       manual_clock(*redis).advance(step);
@@ -203,20 +202,9 @@ TEST(ModuleStore, ANodeThatRefusesRlManyGetsRlBatch) {
   for (int burst = 0; burst < 5; ++burst) {
     std::vector<Call> calls;
     for (int i = 0; i < 30; ++i) calls.push_back(Call{Op::acquire, "n" + std::to_string(i % 4), 1});
-    Completions done(calls.size());
-    std::vector<Outcome> got(calls.size());
-    for (size_t i = 0; i < calls.size(); ++i) {
-      on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
-        got[i] = o;
-        record(std::move(o));
-      });
-    }
-    ASSERT_TRUE(done.wait_all(Ms(10000)));
-    for (size_t i = 0; i < calls.size(); ++i) {
-      ASSERT_EQ(done.runs[i], 1);
-      const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
-      ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
-    }
+    SCOPED_TRACE("burst " + std::to_string(burst));
+    expect_burst_decides_as_memory(on_redis, on_memory, calls);
+    if (::testing::Test::HasFatalFailure()) return;
     manual_clock(*memory).advance(300'000);
     manual_clock(*redis).advance(300'000);
   }
