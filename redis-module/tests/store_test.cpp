@@ -6,6 +6,7 @@
 // once its connection is made again (a MODULE LOAD on a running server).
 #include <random>
 
+#include "burst_check.h"
 #include "completions.h"
 #include "redis_env.h"
 
@@ -28,14 +29,6 @@ int64_t calls_of(const std::string& command,
   return at == std::string::npos ? 0 : std::stoll(stats.substr(at + tag.size()));
 }
 
-std::string describe(const Outcome& o) {
-  const Verdict& v = o.verdict;
-  return "{code " + std::to_string(static_cast<int>(o.code)) + " " + o.message + ", allowed " +
-         std::to_string(v.allowed) + ", limit " + std::to_string(v.limit) + ", remaining " +
-         std::to_string(v.remaining) + ", retry " + std::to_string(v.retry_after_us) + ", reset " +
-         std::to_string(v.reset_after_us) + ", index " + std::to_string(v.limit_index) + "}";
-}
-
 // Eight acquires of a 5/h gcra limiter on `store`: five admitted, each one
 // RL.ACQUIRE on the module's server, none an FCALL.
 void expect_decided_by_the_module(const auto& store) {
@@ -50,27 +43,6 @@ void expect_decided_by_the_module(const auto& store) {
   EXPECT_EQ(allowed, 5);
   EXPECT_EQ(calls_of("rl.acquire") - acquires, 8);
   EXPECT_EQ(calls_of("fcall") - fcalls, 0);
-}
-
-// `calls` sent at once on `on_redis` (all but the first wait, so they leave
-// as one batch command): each runs once and decides what `on_memory`
-// decides for it, the calls run one by one in order.
-void expect_burst_decides_as_memory(Limiter& on_redis, Limiter& on_memory,
-                                    const std::vector<Call>& calls) {
-  Completions done(calls.size());
-  std::vector<Outcome> got(calls.size());
-  for (size_t i = 0; i < calls.size(); ++i) {
-    on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
-      got[i] = o;
-      record(std::move(o));
-    });
-  }
-  ASSERT_TRUE(done.wait_all(Ms(10000)));
-  for (size_t i = 0; i < calls.size(); ++i) {
-    ASSERT_EQ(done.runs[i], 1);
-    const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
-    ASSERT_EQ(describe(got[i]), describe(want)) << "call " << i;
-  }
 }
 
 TEST(ModuleStore, AutoDecidesWithTheModuleWhereLoaded) {

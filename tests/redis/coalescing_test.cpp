@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "burst_check.h"
 #include "completions.h"
 #include "fault_proxy.h"
 #include "redis_env.h"
@@ -26,14 +27,6 @@ int64_t fcalls() {
     if (at != std::string::npos) calls += std::stoll(stats.substr(at + tag.size()));
   }
   return calls;
-}
-
-std::string describe(const Outcome& o) {
-  const Verdict& v = o.verdict;
-  return "{code " + std::to_string(static_cast<int>(o.code)) + ", allowed " +
-         std::to_string(v.allowed) + ", limit " + std::to_string(v.limit) + ", remaining " +
-         std::to_string(v.remaining) + ", retry " + std::to_string(v.retry_after_us) + ", reset " +
-         std::to_string(v.reset_after_us) + ", index " + std::to_string(v.limit_index) + "}";
 }
 
 // Bursts of async calls made back to back (so all but the first wait and
@@ -63,20 +56,9 @@ TEST(Coalescing, BatchedCallsDecideAsTheMemoryStoreInOrder) {
         const int64_t cost = op == Op::reset ? 0 : 1 + static_cast<int64_t>(random() % 4);
         calls.push_back(Call{op, "k" + std::to_string(random() % 3), cost});
       }
-      Completions done(calls.size());
-      std::vector<Outcome> got(calls.size());
-      for (size_t i = 0; i < calls.size(); ++i) {
-        on_redis.run_async(calls[i], [&, i, record = done.for_call(i)](Outcome&& o) mutable {
-          got[i] = o;
-          record(std::move(o));
-        });
-      }
-      ASSERT_TRUE(done.wait_all(Ms(10000)));
-      for (size_t i = 0; i < calls.size(); ++i) {
-        ASSERT_EQ(done.runs[i], 1);
-        const Outcome want = on_memory.run(calls[i].op, calls[i].key, calls[i].cost);
-        ASSERT_EQ(describe(got[i]), describe(want)) << "burst " << burst << " call " << i;
-      }
+      SCOPED_TRACE("burst " + std::to_string(burst));
+      expect_burst_decides_as_memory(on_redis, on_memory, calls);
+      if (::testing::Test::HasFatalFailure()) return;
       calls_made += static_cast<int>(calls.size());
       const int64_t step = static_cast<int64_t>(random() % 700'000);
       manual_clock(*memory).advance(step);
