@@ -467,6 +467,29 @@ local function redis_now()
   return time_base + t[2] -- Lua's own coercion: no call of tonumber
 end
 
+-- lease_call for a log (algo.ahead: sliding_log): the grant records its
+-- units at the lease's end and its tag is that record's instant; a return
+-- takes the units off that record (core/algorithms/sliding_log.cpp).
+local function lease_ahead(key, algo, op, now, nums, rates)
+  local r, log = rates[1], algo.open(key)
+  if op == 'lease' then
+    local cost, hold_us = nums[1], nums[2]
+    if not cost or not hold_us or #nums > 2 then error('rl: lease takes "<units> <hold_us>"', 0) end
+    local v = algo.decide(log, r, now, cost)
+    if not v.allowed or hold_us <= 0 then
+      local unchanged = algo.decide(log, r, now, 0)
+      return pack(R5, 0, unchanged.remaining, v.allowed and 0 or v.retry, unchanged.reset, 0)
+    end
+    local at = algo.record_lease(log, rates, now, cost, hold_us)
+    return pack(R5, 1, v.remaining, v.retry, at + r.window - now, at)
+  end
+  local units, tag = nums[1], nums[2]
+  if not units or not tag or #nums > 3 then error('rl: release takes "<units> <granted_at> <slice>"', 0) end
+  local taken = algo.release(log, rates, now, units, tag)
+  local v = algo.decide(log, r, now, 0)
+  return pack(R5, 1, v.remaining, v.retry, v.reset, taken and 1 or 0)
+end
+
 -- A lease's grant (lease: cost_text '<units> <hold_us>'; acquire the units
 -- and mark the state, or hold them (algo.holds); the reply's fifth integer
 -- is the store's time, the grant's tag) and its return (release: cost_text
@@ -477,9 +500,10 @@ end
 local function lease_call(key, algo, op, now, cost_text, rates)
   local r = rates[1]
   if not algo.leases or rates[2] ~= nil then
-    error('rl: ' .. op .. ' takes one limit of fixed_window, sliding_window, gcra or token_bucket', 0)
+    error('rl: ' .. op .. ' takes one limit of fixed_window, sliding_window, sliding_log, gcra or token_bucket', 0)
   end
   local nums = numbers_of(cost_text)
+  if algo.ahead then return lease_ahead(key, algo, op, now, nums, rates) end
   local s = load(key, algo, rates)[1]
   if op == 'lease' then
     local cost, hold_us = nums[1], nums[2]

@@ -16,26 +16,37 @@ namespace rl {
 
 // lease and release are a lease's grant and return (core/lease/; one limit
 // of an algorithm that leases): lease acquires a slice and marks the
-// state (gcra and token_bucket: holds its units, lease_hold.h), and its
-// verdict's next_retry_after_us carries the store's time of the grant
-// instead; release gives a slice's unused units back where that is exact
+// state (gcra and token_bucket: holds its units, lease_hold.h; sliding_log
+// records it at the lease's end), and its verdict's next_retry_after_us
+// carries the grant's tag instead (the store's time of the grant;
+// sliding_log: its record's instant); release gives a slice's unused units back where that is exact
 // (the grant time comes as `granted_at`); its verdict's next_retry_after_us
 // is 1 when the state still held the slice, else 0.
 enum class Op { acquire, peek, refund, reset, lease, release };
 
 // What a lease's grant and return carry besides the cost.
 struct LeaseArgs {
-  int64_t granted_at = 0;  // release: the store's time of the grant
+  int64_t granted_at = 0;  // release: the grant's tag (its store time; sliding_log: its record's)
   int64_t slice = 0;       // release: the slice's whole size
   int64_t hold_us = 0;     // lease: the longest the slice may be used
+};
+
+// sliding_log records a slice ahead, at its lease's end (record_lease
+// returns the record's instant, the grant's tag); the others consume it now
+// and mark the state (mark_lease).
+template <class Algo>
+concept LeasesAhead = requires(typename Algo::State& s, const Rate& r, int64_t t) {
+  { Algo::record_lease(s, r, t, t, t) } -> std::same_as<int64_t>;
 };
 
 template <class Algo>
 concept Leasable = requires(typename Algo::State& s, const Rate& r, int64_t t) {
   { Algo::may_lease(s, t, t) } -> std::same_as<bool>;
-  Algo::mark_lease(s, r, t, t, t);
   Algo::give_back(s, r, t, t, t, t);
-};
+}
+&&(LeasesAhead<Algo> || requires(typename Algo::State & s, const Rate& r, int64_t t) {
+  Algo::mark_lease(s, r, t, t, t);
+});
 
 // Folds per-limit verdicts as they come: `limit` and `limit_index` come
 // from the one with the least remaining. (No array of verdicts: zeroing one
@@ -99,10 +110,16 @@ Verdict apply(Op op, std::span<typename Algo::State> states, const std::vector<R
           return v;
         }
         if (v.allowed) {
-          Algo::consume(states[0], rates[0], now, cost);
-          Algo::mark_lease(states[0], rates[0], now, cost, lease.hold_us);
+          if constexpr (LeasesAhead<Algo>) {
+            const int64_t at = Algo::record_lease(states[0], rates[0], now, cost, lease.hold_us);
+            v.reset_after_us = at + rates[0].window_us - now;  // the record leaves then
+            v.next_retry_after_us = at;
+          } else {
+            Algo::consume(states[0], rates[0], now, cost);
+            Algo::mark_lease(states[0], rates[0], now, cost, lease.hold_us);
+            v.next_retry_after_us = now;
+          }
           changed = true;
-          v.next_retry_after_us = now;
         }
         return v;
       }

@@ -29,6 +29,24 @@ void rebase_if_large(SlidingLog::State& s) {
   for (SlidingLog::Entry& e : s.entries) e.total -= before;
 }
 
+// Records `cost` units at `at` (>= now) and returns the instant they went to.
+int64_t record_at(SlidingLog::State& s, const Rate& r, int64_t now, int64_t at, int64_t cost) {
+  prune(s, r, now);
+  if (!s.entries.empty() && s.entries.back().at >= at) {
+    // One entry per instant keeps the log short; a clock that steps back,
+    // or a lease's record stamped ahead, is joined, so the log stays in time
+    // order (a record at or after its use still covers it).
+    s.entries.back().cost += cost;
+    s.entries.back().total += cost;
+  } else {
+    const int64_t total = s.entries.empty() ? cost : s.entries.back().total + cost;
+    s.entries.push_back({at, cost, total});
+  }
+  const int64_t stamped = s.entries.back().at;
+  rebase_if_large(s);
+  return stamped;
+}
+
 }  // namespace
 
 Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t cost) {
@@ -36,23 +54,37 @@ Verdict SlidingLog::decide(const State& s, const Rate& r, int64_t now, int64_t c
 }
 
 void SlidingLog::consume(State& s, const Rate& r, int64_t now, int64_t cost) {
+  record_at(s, r, now, now, cost);
+}
+
+int64_t SlidingLog::record_lease(State& s, const Rate& r, int64_t now, int64_t slice,
+                                 int64_t hold_us) {
+  return record_at(s, r, now, now + hold_us, slice);
+}
+
+bool SlidingLog::give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                           int64_t) {
   prune(s, r, now);
-  if (!s.entries.empty() && s.entries.back().at >= now) {
-    // One entry per instant keeps the log short; a clock that steps back
-    // joins the newest entry, so the log stays in time order.
-    s.entries.back().cost += cost;
-    s.entries.back().total += cost;
-  } else {
-    const int64_t total = s.entries.empty() ? cost : s.entries.back().total + cost;
-    s.entries.push_back({now, cost, total});
-  }
-  rebase_if_large(s);
+  if (units <= 0) return false;
+  const size_t n = s.entries.size();
+  const size_t reach = std::min<size_t>(n, kReleaseReach);
+  size_t i = n;
+  while (i > n - reach && s.entries[i - 1].at > granted_at) --i;
+  if (i == n - reach || s.entries[i - 1].at != granted_at) return false;
+  --i;
+  // The slice's unused units leave its record; every later running total
+  // loses them too.
+  const int64_t taken = std::min(units, s.entries[i].cost);
+  for (size_t j = i; j < n; ++j) s.entries[j].total -= taken;
+  s.entries[i].cost -= taken;
+  if (s.entries[i].cost == 0) s.entries.erase(s.entries.begin() + static_cast<ptrdiff_t>(i));
+  return true;
 }
 
 void SlidingLog::refund(State& s, const Rate& r, int64_t now, int64_t cost) {
   prune(s, r, now);
   // Give back the newest units first: they would have been the last to expire.
-  while (cost > 0 && !s.entries.empty()) {
+  while (cost > 0 && !s.entries.empty() && s.entries.back().at <= now) {
     Entry& newest = s.entries.back();
     const int64_t taken = std::min(cost, newest.cost);
     newest.cost -= taken;

@@ -34,8 +34,28 @@ struct SlidingLog {
   template <class Entries>
   static Verdict decide_in(const Entries& entries, const Rate& r, int64_t now, int64_t cost);
   static void consume(State& s, const Rate& r, int64_t now, int64_t cost);
+  // Gives back the newest units first, never from an entry stamped after
+  // now: that is a lease's record (below), which covers its slice's uses.
   static void refund(State& s, const Rate& r, int64_t now, int64_t cost);
   static int64_t idle_at(const State& s, const Rate& r);
+
+  // Leases (core/lease/; docs/algorithms.md, Leases). A slice's units are
+  // recorded ahead, at the end of its lease (now + hold_us, or the newest
+  // entry's instant when that is later), so every window that holds a use
+  // of the slice holds its record; a log counts entries not yet begun.
+  static bool may_lease(const State&, int64_t, int64_t hold_us) { return hold_us > 0; }
+  // Op::lease, admitted: records the slice; returns its record's instant
+  // (the grant's tag).
+  static int64_t record_lease(State& s, const Rate& r, int64_t now, int64_t slice, int64_t hold_us);
+  // Op::release: takes `units` off the record at `granted_at` (the tag)
+  // when it is among the newest kReleaseReach entries; false, changing
+  // nothing, when it is not there (gone with a reset, or expired).
+  static bool give_back(State& s, const Rate& r, int64_t now, int64_t units, int64_t granted_at,
+                        int64_t slice);
+  // How far back from the newest entry a release looks for its record: the
+  // entries after it are later slices' records (the calls of other
+  // processes meanwhile join them), one or two per process.
+  static constexpr int kReleaseReach = 64;
   // std::partition_point's answer, found by galloping from the front: it
   // reads O(log k) entries when the answer is k entries in. A busy log's
   // first live entry is nearly always its oldest, and the Redis module's
@@ -78,7 +98,7 @@ Verdict SlidingLog::decide_in(const Entries& entries, const Rate& r, int64_t now
   } else if (used + cost <= r.limit) {
     v.allowed = true;
     used += cost;
-    if (cost > 0) newest = now;
+    if (cost > 0) newest = std::max(newest, now);  // it joins an entry stamped ahead
   } else {
     // Wait until enough of the oldest entries have left the window: the
     // first entry whose running total frees `to_free` units.

@@ -167,7 +167,7 @@ constexpr SettingInfo kSettings[] = {
      .description =
          "auto: a key this process calls past lease_threshold takes a slice of the limit in one "
          "store call and decides from it here until the lease ends (fixed_window, sliding_window, "
-         "gcra or token_bucket with one limit; docs/algorithms.md, Leases)",
+         "sliding_log, gcra or token_bucket with one limit; docs/algorithms.md, Leases)",
      .default_value = "off",
      .parse = [](const SettingInfo& s, std::string_view v,
                  Out& o) { o.limiter.lease.on = !either(s, v, "off", "auto"); }},

@@ -21,6 +21,7 @@ LeaseBackend::LeaseBackend(std::shared_ptr<Store> store, std::shared_ptr<Backend
                                       config.share_denominator)),
       edge_width_(lease_edge_width(policy)),
       holds_(lease_holds(policy)),
+      releases_used_up_(lease_releases_used_up(policy)),
       stats_(store_->stats() ? &store_->stats()->leases : nullptr) {}
 
 LeaseBackend::Shard& LeaseBackend::shard_of(std::string_view key) {
@@ -234,7 +235,7 @@ bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost,
     served = true;
     stats_.taken(plan.slice);
     const int64_t now = store_->clock().now_us();
-    // The buckets have no edge: the lease lasts lease_ms.
+    // The buckets and the log have no edge: the lease lasts lease_ms.
     const int64_t edge_after = holds_ ? lease_us_ : lease_edge_after(policy_, o.verdict);
     const int64_t granted_at = o.verdict.next_retry_after_us;  // Op::lease's tag
     out = o;

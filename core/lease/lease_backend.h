@@ -13,6 +13,8 @@
 // a reset, it changes nothing. gcra and token_bucket have no edges: the
 // store holds a slice's units out of the bucket for lease_ms (lease_hold.h),
 // and every slice is released, used up or not, to end its hold early.
+// sliding_log has none either: the store records a slice at its lease's
+// end (lease_ms after the grant), and takes a release off that record.
 // Peeks and batches pass through.
 #pragma once
 
@@ -70,7 +72,9 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   };
   // Whether a lease's end calls the store: to give units back, or to end
   // its hold.
-  bool worth_releasing(const GiveBack& g) const { return g.units > 0 || (holds_ && g.slice > 0); }
+  bool worth_releasing(const GiveBack& g) const {
+    return g.units > 0 || (releases_used_up_ && g.slice > 0);
+  }
   Call release_call(std::string_view key, const GiveBack& g) const {
     Call c{Op::release, std::string(key), g.units, 0, g.granted_at};
     c.lease_slice = g.slice;
@@ -124,6 +128,7 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   int64_t max_slice_;
   int64_t edge_width_;
   bool holds_;
+  bool releases_used_up_;
   std::array<Shard, kShards> shards_;
   LeaseStats stats_;
 };

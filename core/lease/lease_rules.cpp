@@ -12,12 +12,11 @@ namespace {
 // its limit (docs/algorithms.md, Leases).
 const char* why_not(Algorithm a) {
   switch (a) {
-    case Algorithm::sliding_log:
-      return "its log would need each slice recorded at the lease's end, counted before it begins";
     case Algorithm::suppressed:
       return "it admits past the limit by a draw, so a slice has no exact size";
     case Algorithm::fixed_window:
     case Algorithm::sliding_window:
+    case Algorithm::sliding_log:
     case Algorithm::gcra:
     case Algorithm::token_bucket: break;
   }
@@ -35,9 +34,10 @@ void check_lease(const Policy& policy, const Settings& settings) {
     return;
   }
   if (const char* why = why_not(policy.algorithm)) {
-    fail_invalid(std::string("lease: algorithm ") + algorithm_name(policy.algorithm) +
-                 " cannot lease exactly (" + why +
-                 "); lease=auto takes fixed_window, sliding_window, gcra or token_bucket");
+    fail_invalid(
+        std::string("lease: algorithm ") + algorithm_name(policy.algorithm) +
+        " cannot lease exactly (" + why +
+        "); lease=auto takes fixed_window, sliding_window, sliding_log, gcra or token_bucket");
   }
   if (policy.rates.size() != 1) {
     fail_invalid("lease: lease=auto takes one limit; 'limit' has " +
@@ -46,6 +46,10 @@ void check_lease(const Policy& policy, const Settings& settings) {
 }
 
 bool lease_holds(const Policy& policy) {
+  return lease_releases_used_up(policy) || policy.algorithm == Algorithm::sliding_log;
+}
+
+bool lease_releases_used_up(const Policy& policy) {
   return policy.algorithm == Algorithm::gcra || policy.algorithm == Algorithm::token_bucket;
 }
 

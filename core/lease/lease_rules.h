@@ -11,13 +11,18 @@
 namespace rl {
 
 // Throws invalid_arg naming the setting when `lease` is on for a policy
-// that cannot lease exactly (sliding_log, suppressed, or more than one
-// limit), or when a lease_* setting is given with lease=off.
+// that cannot lease exactly (suppressed, or more than one limit), or when a
+// lease_* setting is given with lease=off.
 void check_lease(const Policy& policy, const Settings& settings);
 
-// gcra and token_bucket: the store holds a slice's units for the lease's
-// length (no window edges); every slice is released, used up or not.
+// gcra, token_bucket and sliding_log: the store holds a slice's units for
+// the lease's length (no window edges): the buckets out of the bucket, the
+// log as a record stamped at the lease's end.
 bool lease_holds(const Policy& policy);
+
+// gcra and token_bucket: every slice is released, used up or not, to end
+// its hold early (a log's record of used units stays as it is).
+bool lease_releases_used_up(const Policy& policy);
 
 // The width of the intervals whose edges a lease never crosses: the window
 // (fixed_window) or the sub-window (sliding_window), where counts land; 0

@@ -7,7 +7,7 @@
 -- by LINDEX (binary search for the first live entry and, when denied, for
 -- the entry that frees enough); a write trims the dead head (LTRIM,
 -- amortized O(1)) and appends or updates the tail (RPUSH / LSET / RPOP).
-local algo = {}
+local algo = { leases = true, ahead = true } -- a slice is recorded ahead, at its lease's end (lease_call)
 local pack, unpack_record = struct.pack, struct.unpack
 local RECORD = '<i8i8i8'
 -- Running totals restart from 0 beyond this (every value stays below 2^53).
@@ -71,7 +71,7 @@ function algo.decide(log, r, now, cost)
   elseif used + cost <= r.limit then
     v.allowed = true
     used = used + cost
-    if cost > 0 then newest = now end
+    if cost > 0 then newest = max(newest, now) end -- it joins an entry stamped ahead
   else
     -- Wait until enough of the oldest entries have left the window.
     local to_free = used + cost - r.limit
@@ -121,33 +121,78 @@ local function expire(log, rates, now)
   call(option == 'PXAT' and 'PEXPIREAT' or 'PEXPIRE', log.key, value)
 end
 
-function algo.record(log, rates, now, cost)
+-- Records `cost` units at `at` (>= now); returns the instant they went to.
+local function record_at(log, rates, now, at, cost)
   prune(log, rates, now)
-  local total = cost
+  local total, stamped = cost, at
   if log.n > 0 then
     local last = entry(log, log.n - 1)
     total = last.total + cost
-    if last.at >= now then
-      -- One entry per instant keeps the log short; a clock that steps back
-      -- joins the newest entry, so the log stays in time order.
+    if last.at >= at then
+      -- One entry per instant keeps the log short; a clock that steps back,
+      -- or a lease's record stamped ahead, is joined, so the log stays in
+      -- time order (a record at or after its use still covers it).
       call('LSET', log.key, -1, pack(RECORD, last.at, last.cost + cost, total))
       last.cost, last.total = last.cost + cost, total
-      cost = nil
+      cost, stamped = nil, last.at
     end
   end
   if cost then
-    call('RPUSH', log.key, pack(RECORD, now, cost, total))
-    log.cache[log.n] = { at = now, cost = cost, total = total }
+    call('RPUSH', log.key, pack(RECORD, at, cost, total))
+    log.cache[log.n] = { at = at, cost = cost, total = total }
     log.n = log.n + 1
   end
   if total >= REBASE_AT then rebase(log) end
   expire(log, rates, now)
+  return stamped
+end
+
+function algo.record(log, rates, now, cost) record_at(log, rates, now, now, cost) end
+
+-- A lease's grant, admitted (core/algorithms/sliding_log.cpp record_lease):
+-- the slice is recorded at its lease's end, so every window that holds a
+-- use of it holds its record; its instant is the grant's tag.
+function algo.record_lease(log, rates, now, units, hold_us)
+  return record_at(log, rates, now, now + hold_us, units)
+end
+
+-- How far back from the newest entry a release looks for its record
+-- (sliding_log.h kReleaseReach).
+local RELEASE_REACH = 64
+
+-- A lease's return: `units` off the record at `tag` when it is among the
+-- newest RELEASE_REACH entries (true); else nothing changes.
+function algo.release(log, rates, now, units, tag)
+  prune(log, rates, now)
+  if units <= 0 then return false end
+  local n = log.n
+  local lowest = max(0, n - RELEASE_REACH)
+  local i = n - 1
+  while i >= lowest and entry(log, i).at > tag do i = i - 1 end
+  if i < lowest or entry(log, i).at ~= tag then return false end
+  -- The slice's unused units leave its record; every later running total
+  -- loses them too: the entries from it on are written again.
+  local taken = min(units, entry(log, i).cost)
+  local again = {}
+  for j = i, n - 1 do
+    local e = entry(log, j)
+    local c = e.cost
+    if j == i then c = c - taken end
+    if c > 0 then again[#again + 1] = pack(RECORD, e.at, c, e.total - taken) end
+  end
+  if i == 0 then call('DEL', log.key) else call('LTRIM', log.key, 0, i - 1) end
+  if #again > 0 then call('RPUSH', log.key, unpack(again)) end
+  log.n, log.cache = i + #again, {}
+  expire(log, rates, now)
+  return true
 end
 
 function algo.give_back(log, rates, now, cost)
   prune(log, rates, now)
-  -- Give back the newest units first: they would have been the last to expire.
-  while cost > 0 and log.n > 0 do
+  -- Give back the newest units first: they would have been the last to
+  -- expire. Never from an entry stamped after now: a lease's record, which
+  -- covers its slice's uses.
+  while cost > 0 and log.n > 0 and entry(log, log.n - 1).at <= now do
     local newest = entry(log, log.n - 1)
     local taken = min(cost, newest.cost)
     cost = cost - taken
@@ -287,7 +332,7 @@ function algo.acquire_one(key, r, now, cost, min_ttl, cost_text, rates)
     call('PEXPIRE', key, int(max(ceil_div(idle - now, 1000), min_ttl)))
   end
   used = used + cost
-  if cost > 0 then newest = now end
+  if cost > 0 then newest = last_at end -- the instant just written (or joined)
   local reset = 0 -- 0 with no live entry (an acquire of 0 on an empty log)
   if newest >= 0 then reset = newest + window - now end
   local again = 0 -- common.lua next_retry: when another call of this cost would pass

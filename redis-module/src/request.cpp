@@ -202,11 +202,9 @@ Request parse_clock(AlgorithmKind algorithm, Op op, std::string_view now) {
   q.algorithm = algorithm;
   q.op = op;
   if (!now.empty()) q.now = bounded(now, "now", 0, kMaxTime);
-  if ((op == Op::lease || op == Op::release) && algorithm != AlgorithmKind::fixed_window &&
-      algorithm != AlgorithmKind::sliding_window && algorithm != AlgorithmKind::gcra &&
-      algorithm != AlgorithmKind::token_bucket) {
+  if ((op == Op::lease || op == Op::release) && algorithm == AlgorithmKind::suppressed) {
     throw CommandError(std::string("operation: ") + (op == Op::lease ? "lease" : "release") +
-                       " takes fixed_window, sliding_window, gcra or token_bucket");
+                       " takes fixed_window, sliding_window, sliding_log, gcra or token_bucket");
   }
   return q;
 }
@@ -227,11 +225,13 @@ void parse_cost(Request& q, std::string_view cost) {
     q.chance.factor_reuse_us = bounded(parts[2], "cost: factor_reuse_us", 0, kMaxTime);
   } else if (op == Op::lease || op == Op::release) {
     // gcra and token_bucket hold a slice's units: they need its length and
-    // size; the windows take the older short forms too.
+    // size; sliding_log records a slice at its lease's end: it needs the
+    // length; the windows take the older short forms too.
     const bool holds = algorithm == AlgorithmKind::gcra || algorithm == AlgorithmKind::token_bucket;
+    const bool ahead = algorithm == AlgorithmKind::sliding_log;
     const std::vector<std::string_view> parts = fields_of(cost);
     if (op == Op::lease) {
-      if (parts.size() != 2 && (holds || parts.size() != 1)) {
+      if (parts.size() != 2 && (holds || ahead || parts.size() != 1)) {
         throw CommandError("cost: " + shown(cost) + " is not '<units> <hold_us>' (lease)");
       }
       q.cost = bounded(parts[0], "cost", least_cost(op), kMaxLimit);

@@ -262,8 +262,9 @@ class Writer {
   BatchEffects& effects_;
 };
 
-// lua record(): after an admitted acquire.
-void record(Writer& w, ListView& log, const Request& q, int64_t now) {
+// lua record_at(): after an admitted acquire (at = now) or a lease's grant
+// (at = the lease's end); returns the instant the units went to.
+int64_t record(Writer& w, ListView& log, const Request& q, int64_t now, int64_t at) {
   const int64_t window = longest(q.rates);
   const long dead = first_live(log, window, now);
   // As lua acquire_one: a one-limit acquire whose newest entry is live and
@@ -276,16 +277,71 @@ void record(Writer& w, ListView& log, const Request& q, int64_t now) {
   if (log.size() > 0) {
     const Entry last = log.back();
     total = last.total + q.cost;
-    if (last.at >= now) {
+    if (last.at >= at) {
       w.set_newest({last.at, last.cost + q.cost, total});
     } else {
-      w.push({now, q.cost, total});
+      w.push({at, q.cost, total});
     }
   } else {
-    w.push({now, q.cost, total});
+    w.push({at, q.cost, total});
   }
+  const int64_t stamped = log.back().at;
   if (total >= kRebaseAt) w.rebase();
   w.expire(log.back().at + window, now, q.min_ttl_ms);
+  return stamped;
+}
+
+// lua release(): a lease's unused units off its record (at the tag) when it
+// is among the newest SlidingLog::kReleaseReach entries; the entries from
+// it on are written again, their running totals less the units.
+bool release(Writer& w, ListView& log, const Request& q, int64_t now) {
+  w.trim(first_live(log, longest(q.rates), now));
+  const int64_t units = q.cost;
+  const int64_t tag = q.lease.granted_at;
+  if (units <= 0) return false;
+  const long n = log.size();
+  const long lowest = std::max<long>(0, n - SlidingLog::kReleaseReach);
+  long i = n - 1;
+  while (i >= lowest && log.at(i).at > tag) --i;
+  if (i < lowest || log.at(i).at != tag) return false;
+  const int64_t taken = std::min(units, log.at(i).cost);
+  std::vector<Entry> again;
+  for (long j = i; j < n; ++j) {
+    Entry e = log.at(j);
+    if (j == i) e.cost -= taken;
+    e.total -= taken;
+    if (e.cost > 0) again.push_back(e);
+  }
+  for (long j = i; j < n; ++j) w.pop_newest();
+  for (const Entry& e : again) w.push(e);
+  if (log.size() > 0) w.expire(log.back().at + longest(q.rates), now, q.min_ttl_ms);
+  return true;
+}
+
+// Leases (lua lease_ahead): a grant records the slice at its lease's end,
+// its tag that record's instant; a release takes its unused units off it.
+Reply lease_ahead(Writer& w, ListView& log, const Request& q, int64_t now) {
+  const Rate& r = q.rates[0];
+  Verdict v;
+  int64_t tag = 0;
+  if (q.op == Op::release) {
+    tag = release(w, log, q, now) ? 1 : 0;
+    v = SlidingLog::decide_in(log, r, now, 0);
+  } else {
+    v = SlidingLog::decide_in(log, r, now, q.cost);
+    if (v.allowed && q.lease.hold_us > 0) {
+      tag = record(w, log, q, now, now + q.lease.hold_us);
+      v.reset_after_us = tag + r.window_us - now;  // the record leaves then
+    } else {
+      const int64_t retry = v.allowed ? 0 : v.retry_after_us;
+      v = SlidingLog::decide_in(log, r, now, 0);
+      v.allowed = false;
+      v.retry_after_us = retry;
+    }
+  }
+  Reply out = reply_of(v, 7);
+  out.values[6] = tag;
+  return out;
 }
 
 // lua give_back(): the newest units first.
@@ -293,7 +349,8 @@ void give_back(Writer& w, ListView& log, const Request& q, int64_t now) {
   const int64_t window = longest(q.rates);
   w.trim(first_live(log, window, now));
   int64_t cost = q.cost;
-  while (cost > 0 && log.size() > 0) {
+  // Never from an entry stamped after now: a lease's record (lua give_back).
+  while (cost > 0 && log.size() > 0 && log.back().at <= now) {
     const Entry newest = log.back();
     const int64_t taken = std::min(cost, newest.cost);
     cost -= taken;
@@ -313,6 +370,7 @@ Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleStri
   ListView log(ctx, key, name, mode, static_cast<long>(api.ValueLength(key)));
   Writer w(ctx, key, name, log, effects);
   const size_t n = q.rates.size();
+  if (q.op == Op::lease || q.op == Op::release) return lease_ahead(w, log, q, now);
   if (q.op == Op::refund || q.op == Op::reset) {
     if (q.op == Op::reset) {
       w.del();
@@ -329,7 +387,7 @@ Reply run_sliding_log(RedisModuleCtx* ctx, RedisModuleKey*& key, RedisModuleStri
   bool changed = false;
   const Verdict v = apply<SharedLog>(q.op, std::span(states), q.rates, now, q.cost, changed);
   if (!changed) return reply_of(v, 6);
-  record(w, log, q, now);
+  record(w, log, q, now, now);
   if (n > 1) return reply_of(v, 6);
   Reply r = reply_of(v, 7);
   if (v.remaining < q.cost) {

@@ -51,12 +51,9 @@ TEST(LeaseSettings, AreInTheSettingsTableAndOffByDefault) {
 }
 
 TEST(LeaseSettings, AlgorithmsThatCannotLeaseExactlyAreRefusedByName) {
-  for (const char* algorithm : {"sliding_log", "suppressed"}) {
-    const std::string message = refusal(leased(algorithm, "100/s"));
-    EXPECT_NE(message.find(std::string("lease: algorithm ") + algorithm + " cannot lease exactly"),
-              std::string::npos)
-        << message;
-  }
+  const std::string message = refusal(leased("suppressed", "100/s"));
+  EXPECT_NE(message.find("lease: algorithm suppressed cannot lease exactly"), std::string::npos)
+      << message;
   EXPECT_NE(refusal(leased("fixed_window", "100/s, 1000/m"))
                 .find("lease: lease=auto takes one "
                       "limit; 'limit' has 2"),
@@ -72,6 +69,7 @@ TEST(LeaseSettings, AlgorithmsThatCannotLeaseExactlyAreRefusedByName) {
   EXPECT_EQ(refusal(leased("sliding_window", "100/s")), "(accepted)");
   EXPECT_EQ(refusal(leased("gcra", "100/s")), "(accepted)");
   EXPECT_EQ(refusal(leased("token_bucket", "100/s")), "(accepted)");
+  EXPECT_EQ(refusal(leased("sliding_log", "100/s")), "(accepted)");
 }
 
 // One process, manual clock: the slice is counted in Redis at once, the
@@ -177,7 +175,8 @@ class LeaseEnd : public ::testing::TestWithParam<std::string> {
 // sliding_window with 250 ms sub-windows: the lease ends at the sub-window's
 // edge too, and its rest comes off that sub-window's counter after it.
 TEST_P(LeaseEnd, ByTimeTheUnusedRestGoesBackInTheSameWindow) {
-  for (const char* algorithm : {"fixed_window", "sliding_window", "sliding_window/250ms"}) {
+  for (const char* algorithm :
+       {"fixed_window", "sliding_window", "sliding_window/250ms", "sliding_log"}) {
     auto store = open();
     if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
     ManualClock& clock = manual_clock(*store);
@@ -255,10 +254,46 @@ TEST_P(LeaseEnd, PastTheWindowsEdgeOrAfterAResetNothingIsTakenOff) {
             1000 - by_b - 1 - last.verdict.remaining - end_a.verdict.remaining);
 }
 
+// sliding_log records a slice at its lease's end (lease_ms after the
+// grant): it counts from before that instant until a window after it, so a
+// use late in the lease is covered as long as it counts.
+TEST_P(LeaseEnd, ALogsSliceCountsUntilAWindowAfterItsLeasesEnd) {
+  auto store = open();
+  if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
+  ManualClock& clock = manual_clock(*store);
+  clock.set(kStartUs);
+  Limiter limiter(store, leased("sliding_log", "1000/s", "100"));  // 5 units per 50 ms
+  Limiter plain(store, limiter_settings("sliding_log", "1000/s"));
+  Outcome o;
+  for (int i = 0; i < 10; ++i) {
+    o = limiter.run(Op::acquire, "k", 1);
+    ASSERT_TRUE(o.verdict.allowed);
+  }
+  const LeaseCounts c = limiter.lease_stats();
+  ASSERT_GE(c.leases_taken, 1u);
+  // Every slice of the one instant goes to the one record; the calls that
+  // asked for them were served from them.
+  const int64_t slice = static_cast<int64_t>(c.units_leased);
+  const int64_t plain_calls = 10 - static_cast<int64_t>(c.decisions + c.leases_taken);
+  EXPECT_EQ(o.verdict.reset_after_us, 1'050'000);  // the record leaves a window after the lease
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - plain_calls - slice);
+  // A window after the plain calls, the slice's record still counts.
+  clock.set(kStartUs + 1'000'000);
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - slice);
+  clock.set(kStartUs + 1'049'999);
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - slice);
+  clock.set(kStartUs + 1'050'000);
+  EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000);
+  // The lease's end finds its record gone: nothing is taken off.
+  ASSERT_TRUE(limiter.run(Op::acquire, "k", 1).verdict.allowed);
+  EXPECT_EQ(limiter.lease_stats().units_returned, 0u);
+  EXPECT_GT(limiter.lease_stats().units_unused, 0u);
+}
+
 TEST_P(LeaseEnd, TheLimitersEndHandsItsSliceBack) {
   // gcra and token_bucket: the release takes the slice's hold off too, so
   // the bucket is as if only the admitted units were taken.
-  for (const char* algorithm : {"sliding_window", "gcra", "token_bucket"}) {
+  for (const char* algorithm : {"sliding_window", "sliding_log", "gcra", "token_bucket"}) {
     auto store = open();
     if (!store) GTEST_SKIP() << "RL_TEST_REDIS_MODULE_URL is not set";
     manual_clock(*store).set(kStartUs + 200'000);
@@ -281,7 +316,7 @@ TEST_P(LeaseEnd, TheLimitersEndHandsItsSliceBack) {
       plain.run(Op::peek, "k", 0);
     }
     EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 30) << algorithm;
-    if (std::string(algorithm) != "sliding_window") {
+    if (std::string(algorithm) == "gcra" || std::string(algorithm) == "token_bucket") {
       // No hold left: 10 ms refill 10 units, up to the capacity.
       manual_clock(*store).advance(10'000);
       EXPECT_EQ(plain.run(Op::peek, "k", 0).verdict.remaining, 1000 - 20) << algorithm;

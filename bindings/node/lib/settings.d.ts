@@ -26,7 +26,7 @@ export interface LimiterSettings {
   localShare?: number | string;
   /** deny_cache_keys: remember up to this many keys the store denied, and deny them here until their retry_after passes, without a store call (source deny_cache); 0 is off (0 to 10000000; default 0). */
   denyCacheKeys?: number | bigint | string;
-  /** lease: auto: a key this process calls past lease_threshold takes a slice of the limit in one store call and decides from it here until the lease ends (fixed_window, sliding_window, gcra or token_bucket with one limit; docs/algorithms.md, Leases) (default off). */
+  /** lease: auto: a key this process calls past lease_threshold takes a slice of the limit in one store call and decides from it here until the lease ends (fixed_window, sliding_window, sliding_log, gcra or token_bucket with one limit; docs/algorithms.md, Leases) (default off). */
   lease?: 'off' | 'auto';
   /** lease_ms: with lease=auto: the longest a lease lasts, in ms; a slice holds about this long of the process's own rate on the key (1 to 60000; default 50). */
   leaseMs?: number | bigint | string;

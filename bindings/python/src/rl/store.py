@@ -79,7 +79,7 @@ class Store:
         ``factor_reuse`` and ``seed``; ``on_failure="closed" | "open" |
         "local"`` with ``local_share``; ``deny_cache_keys`` the denied-key
         cache; ``lease="auto"`` with ``lease_ms``, ``lease_threshold`` and
-        ``lease_share`` (leases: fixed_window, sliding_window, gcra and token_bucket). A bad value or a missing limit raises InvalidArgumentError
+        ``lease_share`` (leases: fixed_window, sliding_window, sliding_log, gcra and token_bucket). A bad value or a missing limit raises InvalidArgumentError
         naming it."""
         named = {
             "algorithm": algorithm,
