@@ -244,13 +244,73 @@ Finding bucket(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
   return f;
 }
 
+// sliding_log: no window of the limit's length, [a, a + W), holds more
+// than the limit. Admission k lies provably inside it when a <= s_k and
+// e_k < a + W (its interval widened by the skew); a window holds no more
+// of them than the one starting at the latest such s_k, so the check is,
+// for every admission i, #{k : s_k >= s_i, e_k < s_i + W} <= limit: taken
+// by decreasing start, with a count tree over the sorted ends.
+// Under-admission: at each denial [S, E], the log's room, limit less the
+// admissions that may have been live when it was decided (begun before E
+// and not ended by S - W - record_lag: a record stands at most that long
+// past its use): a lower bound on what sat unused in slices.
+Finding sliding_log(std::vector<Call> calls, const Limit& l, int64_t skew_us) {
+  Finding f;
+  count_calls(calls, f);
+  f.allowed_by_limit = allowed_over_span(calls, l.limit, l.window_us, 1);
+  std::vector<int64_t> starts, ends;
+  for (const Call& c : calls) {
+    if (!c.allowed) continue;
+    starts.push_back(c.t0_us - skew_us);
+    ends.push_back(c.t1_us + skew_us);
+  }
+  std::vector<size_t> by_start(starts.size());
+  for (size_t k = 0; k < by_start.size(); ++k) by_start[k] = k;
+  std::sort(by_start.begin(), by_start.end(),
+            [&](size_t x, size_t y) { return starts[x] > starts[y]; });
+  std::vector<int64_t> sorted_ends = ends;
+  std::sort(sorted_ends.begin(), sorted_ends.end());
+  std::vector<int64_t> tree(sorted_ends.size() + 1, 0);  // Fenwick counts over sorted_ends
+  for (size_t k : by_start) {
+    const size_t place =
+        std::lower_bound(sorted_ends.begin(), sorted_ends.end(), ends[k]) - sorted_ends.begin();
+    for (size_t i = place + 1; i < tree.size(); i += i & (~i + 1)) ++tree[i];
+    // Taken ends below starts[k] + W.
+    size_t below =
+        std::lower_bound(sorted_ends.begin(), sorted_ends.end(), starts[k] + l.window_us) -
+        sorted_ends.begin();
+    int64_t inside = 0;
+    for (; below > 0; below -= below & (~below + 1)) inside += tree[below];
+    f.over_max = std::max(f.over_max, inside - l.limit);
+  }
+  std::vector<int64_t> sorted_starts;
+  for (const Call& c : calls) {
+    if (c.allowed) sorted_starts.push_back(c.t0_us);
+  }
+  std::sort(sorted_starts.begin(), sorted_starts.end());
+  std::vector<int64_t> raw_ends;
+  for (const Call& c : calls) {
+    if (c.allowed) raw_ends.push_back(c.t1_us);
+  }
+  std::sort(raw_ends.begin(), raw_ends.end());
+  for (const Call& c : calls) {
+    if (c.allowed) continue;
+    const int64_t begun = std::lower_bound(sorted_starts.begin(), sorted_starts.end(), c.t1_us) -
+                          sorted_starts.begin();
+    const int64_t gone = std::upper_bound(raw_ends.begin(), raw_ends.end(),
+                                          c.t0_us - l.window_us - l.record_lag_us) -
+                         raw_ends.begin();
+    f.under_max = std::max(f.under_max, l.limit - (begun - gone));
+  }
+  return f;
+}
+
 }  // namespace
 
 const std::vector<Promise>& promises() {
   static const std::vector<Promise> all = {
-      {"fixed_window", fixed_window, false},
-      {"sliding_window", sliding_window, false},
-      {"gcra", bucket, true},
+      {"fixed_window", fixed_window, false}, {"sliding_window", sliding_window, false},
+      {"sliding_log", sliding_log, false},   {"gcra", bucket, true},
       {"token_bucket", bucket, true},
   };
   return all;

@@ -24,6 +24,9 @@ struct Limit {
   int64_t window_us = 0;
   int64_t granularity_us = 0;  // sliding_window's sub-window (0: the window)
   int64_t burst = 0;           // gcra and token_bucket (0: the limit)
+  // sliding_log: how long past its use a unit's record may stand (lease_ms:
+  // a slice is recorded at its lease's end, the calls meanwhile join it).
+  int64_t record_lag_us = 0;
 };
 
 struct Finding {

@@ -258,6 +258,11 @@ Case case_for(const std::string& algorithm) {
     return {algorithm, {500, 500000, 100000, 0}, "500/500ms", "100ms", ""};
   }
   if (algorithm == "fixed_window") return {algorithm, {500, 500000, 0, 0}, "500/500ms", "", ""};
+  if (algorithm == "sliding_log") {
+    // lease_ms (its default, 50 ms): how long past its use a unit's record
+    // may stand.
+    return {algorithm, {1000, 1000000, 0, 0, 50000}, "1000/s", "", ""};
+  }
   if (algorithm == "token_bucket") {
     return {algorithm, {1000, 1000000, 0, 1000}, "1000/s", "", "1000"};
   }
@@ -426,6 +431,12 @@ bool checkers_find_excess() {
          over("sliding_window", at({100, 200, 1500}), sliding) == 0 &&
          // Five sub-windows of 200 us: three at once (in the sum and in 800 us alike).
          over("sliding_window", at({100, 101, 102}), Limit{2, 1000, 200, 0}) == 1 &&
+         // A window of 1000 us from 10 holds the calls at 10, 20 and 1008: 3 > 2.
+         // Those at 10 and 1010 are 1000 us apart, never in one window; those
+         // at 20, 1010 and 1018 are in the one from 20.
+         over("sliding_log", at({10, 20, 1008}), fixed) == 1 &&
+         over("sliding_log", at({10, 20, 1010}), fixed) == 0 &&
+         over("sliding_log", at({10, 20, 1010, 1018}), fixed) == 1 &&
          over("gcra", at({0, 500}), bucket) == 1 && over("gcra", at({0, 1002}), bucket) == 0 &&
          over("token_bucket", at({0, 1, 2}), bucket) == 2 &&
          // Burst 3 at 2 per 1000 us: [0, 1001] holds 5 <= 3 + 2.002, [0, 999]
