@@ -159,22 +159,24 @@ ROWS = [
     ]
 ] + [
     # The same for gcra, whose slices the store holds out of the bucket (a
-    # release per slice, used up or not).
+    # release per slice, used up or not), and for sliding_log, which records
+    # a slice at its lease's end.
     row
-    for backend, name in [("lua", "_gcra"), ("module", "_gcra_module")]
+    for algo in ["gcra", "sliding_log"]
+    for backend, name in [("lua", f"_{algo}"), ("module", f"_{algo}_module")]
     for row in [
-        (f"lease_store_calls{name}", f"leases, gcra, {backend}: store calls/decision, one hot key, 8 processes; peer: leases off",
-         "calls", "lease", lease_field("store_calls_per_decision", backend, "auto", "gcra"),
-         lease_field("store_calls_per_decision", backend, "off", "gcra"), ("<=", 0.02, "absolute")),
-        (f"lease_rate{name}", f"leases, gcra, {backend}: decisions/s, one hot key, 8 processes; peer: leases off",
-         RATE, "lease", lease_field("decisions_per_s", backend, "auto", "gcra"),
-         lease_field("decisions_per_s", backend, "off", "gcra"), (">=", 3)),
-        (f"lease_redis_cpu{name}", f"leases, gcra, {backend}: Redis CPU/decision, one hot key, 8 processes; peer: leases off",
-         US, "lease", lease_field("redis_us_per_decision", backend, "auto", "gcra"),
-         lease_field("redis_us_per_decision", backend, "off", "gcra"), None),
-        (f"lease_p99{name}", f"leases, gcra, {backend}: p99 of a call decided from a slice, 8 processes; peer: a call, leases off",
-         US, "lease", lease_field("slice_p99_us", backend, "auto", "gcra"),
-         lease_field("p99_us", backend, "off", "gcra"), ("<=", 5, "absolute")),
+        (f"lease_store_calls{name}", f"leases, {algo}, {backend}: store calls/decision, one hot key, 8 processes; peer: leases off",
+         "calls", "lease", lease_field("store_calls_per_decision", backend, "auto", algo),
+         lease_field("store_calls_per_decision", backend, "off", algo), ("<=", 0.02, "absolute")),
+        (f"lease_rate{name}", f"leases, {algo}, {backend}: decisions/s, one hot key, 8 processes; peer: leases off",
+         RATE, "lease", lease_field("decisions_per_s", backend, "auto", algo),
+         lease_field("decisions_per_s", backend, "off", algo), (">=", 3)),
+        (f"lease_redis_cpu{name}", f"leases, {algo}, {backend}: Redis CPU/decision, one hot key, 8 processes; peer: leases off",
+         US, "lease", lease_field("redis_us_per_decision", backend, "auto", algo),
+         lease_field("redis_us_per_decision", backend, "off", algo), None),
+        (f"lease_p99{name}", f"leases, {algo}, {backend}: p99 of a call decided from a slice, 8 processes; peer: a call, leases off",
+         US, "lease", lease_field("slice_p99_us", backend, "auto", algo),
+         lease_field("p99_us", backend, "off", algo), ("<=", 5, "absolute")),
     ]
 ] + [
     ("deny_cache_allowed_p50", "deny cache: p50 of an allowed caller beside the attack; peer: cache off",
