@@ -229,10 +229,14 @@ bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost,
         o.code == Code::ok && o.verdict.allowed && o.verdict.source == Source::store;
     if (!admitted) {
       // A denial, or an outage (whatever on_failure gave): no lease for a while.
-      if (e != nullptr) e->no_lease_until = plan.sent_at + lease_us_;
+      if (e != nullptr) {
+        e->no_lease_until = plan.sent_at + (lease_us_ << e->denied_in_a_row);
+        e->denied_in_a_row = std::min(e->denied_in_a_row + 1, kMaxBackoffDoublings);
+      }
       return false;
     }
     served = true;
+    if (e != nullptr) e->denied_in_a_row = 0;
     stats_.taken(plan.slice);
     const int64_t now = store_->clock().now_us();
     // The buckets and the log have no edge: the lease lasts lease_ms.

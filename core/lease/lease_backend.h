@@ -61,6 +61,7 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
     int64_t granted_at = 0;      // the store's time of the slice's grant (its tag)
     uint64_t slices = 0;         // slices granted: which one a timer was set for
     int64_t no_lease_until = 0;  // after a denial or an outage: plain calls
+    int denied_in_a_row = 0;     // grants denied since the last one granted
     bool granting = false;       // a slice is being asked for
     uint64_t resets = 0;         // resets through this limiter
   };
@@ -99,6 +100,10 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   };
   static constexpr size_t kShards = 16;
   static constexpr size_t kMaxKeysPerShard = 4096;
+  // After a denied grant the key asks again no sooner than lease_ms later,
+  // doubled per denial in a row up to this many times: a key held over its
+  // limit, where a slice rarely fits, costs few extra store calls.
+  static constexpr int kMaxBackoffDoublings = 4;
 
   Shard& shard_of(std::string_view key);
   // Under the shard's lock: the key's entry, or nullptr when the shard is full.

@@ -133,6 +133,38 @@ TEST(Lease, EndsAtTheWindowsEdgeAndAfterLeaseMs) {
   EXPECT_EQ(limiter.lease_stats().units_unused, mid.units_unused + static_cast<uint64_t>(left));
 }
 
+// A key held at its limit, where a slice rarely fits: after a denied grant
+// the key asks again no sooner than lease_ms later, doubled per denial in a
+// row, so the grants it sends in vain stay few.
+TEST(Lease, ADeniedGrantIsAskedAgainAfterLeaseMsDoubledPerDenialInARow) {
+  auto store = open_redis("clock=manual");
+  ManualClock& clock = manual_clock(*store);
+  clock.set(kStartUs);
+  Limiter plain(store, limiter_settings("fixed_window", "10/s"));
+  Settings settings = leased("fixed_window", "10/s", "20");  // 1 unit per 50 ms
+  settings.set("lease_share", "1/2");                        // slices of up to 5
+  Limiter limiter(store, settings);
+  ASSERT_TRUE(plain.run(Op::acquire, "k", 9).verdict.allowed);
+  auto trips = [&] { return store->stats()->round_trips.count(); };
+  auto trips_of_a_call = [&](bool allowed) {
+    const uint64_t before = trips();
+    EXPECT_EQ(limiter.run(Op::acquire, "k", 1).verdict.allowed, allowed);
+    return trips() - before;
+  };
+  EXPECT_EQ(trips_of_a_call(true), 1u);   // the store's: the key's first call
+  EXPECT_EQ(trips_of_a_call(false), 2u);  // a grant, denied; then the call alone
+  clock.advance(50'000);                  // lease_ms on: it asks again, denied again
+  EXPECT_EQ(trips_of_a_call(false), 2u);
+  clock.advance(50'000);  // within 2 * lease_ms of that denial: no grant
+  EXPECT_EQ(trips_of_a_call(false), 1u);
+  // 2 * lease_ms after it, it asks again once this period's demand is there
+  // (the rate seen fell to a call per lease_ms: no slice for one call).
+  clock.advance(50'000);
+  EXPECT_EQ(trips_of_a_call(false), 1u);
+  EXPECT_EQ(trips_of_a_call(false), 2u);
+  EXPECT_EQ(limiter.lease_stats().leases_taken, 0u);
+}
+
 TEST(Lease, ARefundReturnsToTheSliceAndAResetEndsIt) {
   auto store = open_redis("clock=manual");
   manual_clock(*store).set(kStartUs);
