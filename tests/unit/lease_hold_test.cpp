@@ -4,35 +4,18 @@
 // structs, then random processes whose every use is checked against the
 // bucket's promise: no interval [a, b] admits more than
 // burst + rate * (b - a).
-#include <random>
 
 #include "algorithms/gcra.h"
 #include "algorithms/token_bucket.h"
 #include "core_helpers.h"
+#include "lease_processes.h"
 
 namespace {
 
 using rl_test::rate_of;
 
 template <class Algo>
-struct Bucket {
-  explicit Bucket(rl::Rate rate) : rates{rate}, states(1) {}
-  rl::Verdict run(rl::Op op, int64_t now, int64_t cost, const rl::LeaseArgs& lease = {}) {
-    bool changed = false;
-    return rl::apply<Algo>(op, states, rates, now, cost, changed, lease);
-  }
-  rl::Verdict acquire(int64_t now, int64_t cost = 1) { return run(rl::Op::acquire, now, cost); }
-  rl::Verdict peek(int64_t now) { return run(rl::Op::peek, now, 0); }
-  rl::Verdict lease(int64_t now, int64_t units, int64_t hold_us) {
-    return run(rl::Op::lease, now, units, {0, 0, hold_us});
-  }
-  // True when the state still held the slice.
-  bool release(int64_t now, int64_t unused, int64_t granted_at, int64_t slice) {
-    return run(rl::Op::release, now, unused, {granted_at, slice, 0}).next_retry_after_us == 1;
-  }
-  std::vector<rl::Rate> rates;
-  std::vector<typename Algo::State> states;
-};
+using Bucket = rl_test::LeasedState<Algo>;
 
 template <class Algo>
 class LeaseHold : public ::testing::Test {};
@@ -116,45 +99,16 @@ TYPED_TEST(LeaseHold, ExpiredHoldsLeaveAnOrdinaryState) {
   EXPECT_FALSE(b.states[0].hold);
 }
 
-// Processes that lease, use their slices until their lease ends (no later
-// than grant + hold), release them or not (a process that died), beside
-// plain acquires: every admitted unit's time checked against the promise.
+// Processes that lease, use and release (lease_processes.h) beside plain
+// acquires: every admitted unit's time checked against the promise.
 template <class Algo>
 void random_processes(const rl::Rate& r, int64_t hold_us, uint32_t seed) {
-  struct Slice {
-    int64_t size = 0, left = 0, granted_at = 0;
-  };
-  std::mt19937 rng(seed);
   Bucket<Algo> b(r);
-  std::vector<Slice> slices(4);
-  std::vector<std::pair<int64_t, int64_t>> uses;  // time, units
-  int64_t now = 0;
-  for (int step = 0; step < 3000; ++step) {
-    // Mostly an eighth of a unit's time or less; now and then a pause in
-    // which the bucket refills while rests wait in slices.
-    const int64_t pause = rng() % 6 == 0 ? hold_us : r.window_us / r.limit / 8;
-    now += std::uniform_int_distribution<int64_t>(0, pause)(rng);
-    Slice& s = slices[rng() % slices.size()];
-    if (s.size > 0 && (now >= s.granted_at + hold_us || s.left == 0)) {
-      if (rng() % 8 != 0) b.release(now, s.left, s.granted_at, s.size);  // 1 in 8 dies
-      s = Slice{};
-    }
-    // A slice's rest used at once, now and then: the late use that must
-    // not land beside a refilled bucket.
-    const int64_t cost = s.left > 0 && rng() % 4 == 0
-                             ? s.left
-                             : 1 + static_cast<int64_t>(rng() % std::max<int64_t>(1, r.burst / 2));
-    if (s.size > 0 && s.left >= cost) {
-      s.left -= cost;
-      uses.emplace_back(now, cost);
-    } else if (rng() % 3 == 0) {
-      if (b.acquire(now, cost).allowed) uses.emplace_back(now, cost);
-    } else if (s.size == 0) {
-      const int64_t size = 1 + static_cast<int64_t>(rng() % std::max<int64_t>(1, r.burst / 3));
-      const rl::Verdict v = b.lease(now, size, hold_us);
-      if (v.allowed) s = Slice{size, size, v.next_retry_after_us};
-    }
-  }
+  // Mostly an eighth of a unit's time or less between calls.
+  const rl_test::LeaseSteps how{3000, r.window_us / r.limit / 8, std::max<int64_t>(1, r.burst / 2),
+                                std::max<int64_t>(1, r.burst / 3)};
+  const std::vector<std::pair<int64_t, int64_t>> uses =
+      rl_test::random_lease_uses(b, how, hold_us, seed);
   // used(a..b) * window <= burst * window + limit * (b - a), for every pair.
   for (size_t i = 0; i < uses.size(); ++i) {
     int64_t units = 0;

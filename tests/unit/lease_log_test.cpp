@@ -3,34 +3,19 @@
 // record (the log counts entries not yet begun). Exact steps on the struct,
 // then random processes whose every use is checked against the log's
 // promise: no window of the limit's length holds more than the limit.
-#include <random>
-
 #include "algorithms/sliding_log.h"
 #include "core_helpers.h"
+#include "lease_processes.h"
 
 namespace {
 
 using rl_test::rate_of;
 
-struct Log {
-  explicit Log(rl::Rate rate) : rates{rate}, states(1) {}
-  rl::Verdict run(rl::Op op, int64_t now, int64_t cost, const rl::LeaseArgs& lease = {}) {
-    bool changed = false;
-    return rl::apply<rl::SlidingLog>(op, states, rates, now, cost, changed, lease);
-  }
-  rl::Verdict acquire(int64_t now, int64_t cost = 1) { return run(rl::Op::acquire, now, cost); }
-  rl::Verdict peek(int64_t now) { return run(rl::Op::peek, now, 0); }
-  rl::Verdict lease(int64_t now, int64_t units, int64_t hold_us) {
-    return run(rl::Op::lease, now, units, {0, 0, hold_us});
-  }
-  // True when the log still held the slice's record.
-  bool release(int64_t now, int64_t unused, int64_t tag, int64_t slice) {
-    return run(rl::Op::release, now, unused, {tag, slice, 0}).next_retry_after_us == 1;
-  }
-  const std::deque<rl::SlidingLog::Entry>& entries() const { return states[0].entries; }
-  std::vector<rl::Rate> rates;
-  std::vector<rl::SlidingLog::State> states;
-};
+using Log = rl_test::LeasedState<rl::SlidingLog>;
+
+const std::deque<rl::SlidingLog::Entry>& entries(const Log& log) {
+  return log.states[0].entries;
+}
 
 constexpr int64_t kSecond = 1'000'000;
 
@@ -42,8 +27,8 @@ TEST(LeaseLog, ASliceIsRecordedAtItsLeasesEndAndCountsAWindowFromThere) {
   EXPECT_EQ(grant.next_retry_after_us, 100'000);  // the tag: the record's instant
   EXPECT_EQ(grant.remaining, 6);
   EXPECT_EQ(grant.reset_after_us, 1'100'000);  // the record leaves a window after it
-  ASSERT_EQ(log.entries().size(), 1u);
-  EXPECT_EQ(log.entries().back().at, 100'000);
+  ASSERT_EQ(entries(log).size(), 1u);
+  EXPECT_EQ(entries(log).back().at, 100'000);
   // Before its instant the record already counts.
   EXPECT_EQ(log.peek(50'000).remaining, 6);
   // A use at 100 ms lies in every window up to 1.1 s: so does the record.
@@ -58,15 +43,15 @@ TEST(LeaseLog, CallsDuringTheLeaseJoinItsRecordAndTheLogStaysInOrder) {
   const rl::Verdict plain = log.acquire(20'000, 2);
   ASSERT_TRUE(plain.allowed);
   EXPECT_EQ(plain.reset_after_us, 110'000 + kSecond - 20'000);
-  ASSERT_EQ(log.entries().size(), 2u);
-  EXPECT_EQ(log.entries().back().at, 110'000);
-  EXPECT_EQ(log.entries().back().cost, 6);
-  EXPECT_EQ(log.entries().back().total, 7);
+  ASSERT_EQ(entries(log).size(), 2u);
+  EXPECT_EQ(entries(log).back().at, 110'000);
+  EXPECT_EQ(entries(log).back().cost, 6);
+  EXPECT_EQ(entries(log).back().total, 7);
   // A slice granted later, with a shorter lease, joins the same record.
   const rl::Verdict shorter = log.lease(30'000, 2, 50'000);
   ASSERT_TRUE(shorter.allowed);
   EXPECT_EQ(shorter.next_retry_after_us, 110'000);
-  EXPECT_EQ(log.entries().size(), 2u);
+  EXPECT_EQ(entries(log).size(), 2u);
   EXPECT_FALSE(log.acquire(40'000, 2).allowed);  // 9 of 10 counted
 }
 
@@ -78,16 +63,16 @@ TEST(LeaseLog, AReleaseTakesTheUnusedUnitsOffItsRecordOnly) {
   EXPECT_FALSE(log.release(100'000, 2, 99'999, 4));    // no record there
   EXPECT_TRUE(log.release(100'000, 2, 100'000, 4));    // 2 of the first slice's 4 unused
   EXPECT_EQ(log.peek(100'000).remaining, 4);
-  ASSERT_EQ(log.entries().size(), 2u);
-  EXPECT_EQ(log.entries()[0].cost, 2);
-  EXPECT_EQ(log.entries()[1].total, 6);  // the later total lost them too
+  ASSERT_EQ(entries(log).size(), 2u);
+  EXPECT_EQ(entries(log)[0].cost, 2);
+  EXPECT_EQ(entries(log)[1].total, 6);  // the later total lost them too
   // A record whose units are all returned leaves the log.
   EXPECT_TRUE(log.release(150'000, 3, 150'000, 3));
   EXPECT_EQ(log.peek(150'000).remaining, 7);
   EXPECT_TRUE(log.release(150'000, 2, 100'000, 4));
-  ASSERT_EQ(log.entries().size(), 1u);
-  EXPECT_EQ(log.entries()[0].at, 150'000);
-  EXPECT_EQ(log.entries()[0].total, 1);
+  ASSERT_EQ(entries(log).size(), 1u);
+  EXPECT_EQ(entries(log)[0].at, 150'000);
+  EXPECT_EQ(entries(log)[0].total, 1);
   EXPECT_EQ(log.peek(150'000).remaining, 9);
 }
 
@@ -118,44 +103,17 @@ TEST(LeaseLog, ALeaseNeedsItsLength) {
   const rl::Verdict v = log.lease(0, 4, 0);
   EXPECT_FALSE(v.allowed);
   EXPECT_EQ(v.remaining, 10);
-  EXPECT_TRUE(log.entries().empty());
+  EXPECT_TRUE(entries(log).empty());
 }
 
-// Processes that lease, use their slices until their lease ends (no later
-// than grant + hold), release the rest or not (a process that died), beside
-// plain acquires and refunds of nothing: every used unit's time checked
-// against the log's promise.
+// Processes that lease, use and release (lease_processes.h) beside plain
+// acquires: every used unit's time checked against the log's promise.
 void random_processes(const rl::Rate& r, int64_t hold_us, uint32_t seed) {
-  struct Slice {
-    int64_t size = 0, left = 0, tag = 0, until = 0;
-  };
-  std::mt19937 rng(seed);
   Log log(r);
-  std::vector<Slice> slices(4);
-  std::vector<std::pair<int64_t, int64_t>> uses;  // time, units
-  int64_t now = 0;
-  for (int step = 0; step < 4000; ++step) {
-    const int64_t pause = rng() % 6 == 0 ? hold_us : r.window_us / r.limit / 4;
-    now += std::uniform_int_distribution<int64_t>(0, pause)(rng);
-    Slice& s = slices[rng() % slices.size()];
-    if (s.size > 0 && (now >= s.until || s.left == 0)) {
-      if (rng() % 8 != 0) log.release(now, s.left, s.tag, s.size);  // 1 in 8 dies
-      s = Slice{};
-    }
-    const int64_t cost = s.left > 0 && rng() % 4 == 0
-                             ? s.left
-                             : 1 + static_cast<int64_t>(rng() % std::max<int64_t>(1, r.limit / 4));
-    if (s.size > 0 && s.left >= cost) {
-      s.left -= cost;
-      uses.emplace_back(now, cost);
-    } else if (rng() % 3 == 0) {
-      if (log.acquire(now, cost).allowed) uses.emplace_back(now, cost);
-    } else if (s.size == 0) {
-      const int64_t size = 1 + static_cast<int64_t>(rng() % std::max<int64_t>(1, r.limit / 3));
-      const rl::Verdict v = log.lease(now, size, hold_us);
-      if (v.allowed) s = Slice{size, size, v.next_retry_after_us, now + hold_us};
-    }
-  }
+  const rl_test::LeaseSteps how{4000, r.window_us / r.limit / 4, std::max<int64_t>(1, r.limit / 4),
+                                std::max<int64_t>(1, r.limit / 3)};
+  const std::vector<std::pair<int64_t, int64_t>> uses =
+      rl_test::random_lease_uses(log, how, hold_us, seed);
   // Every window [t, t + window) from a use on holds at most the limit.
   for (size_t i = 0; i < uses.size(); ++i) {
     int64_t units = 0;
