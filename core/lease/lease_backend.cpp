@@ -230,7 +230,15 @@ bool LeaseBackend::granted(std::string_view key, const Plan& plan, int64_t cost,
     if (!admitted) {
       // A denial, or an outage (whatever on_failure gave): no lease for a while.
       if (e != nullptr) {
-        e->no_lease_until = plan.sent_at + (lease_us_ << e->denied_in_a_row);
+        // Doubled per denial in a row, but a window's room comes back at its
+        // edge (sub-window: in part): no later than the next edge seen.
+        int64_t wait = lease_us_ << e->denied_in_a_row;
+        if (e->edge_hint != 0) {
+          const int64_t into =
+              ((plan.sent_at - e->edge_hint) % edge_width_ + edge_width_) % edge_width_;
+          wait = std::max(lease_us_, std::min(wait, edge_width_ - into));
+        }
+        e->no_lease_until = plan.sent_at + wait;
         e->denied_in_a_row = std::min(e->denied_in_a_row + 1, kMaxBackoffDoublings);
       }
       return false;

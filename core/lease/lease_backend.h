@@ -101,8 +101,10 @@ class LeaseBackend final : public Backend, public std::enable_shared_from_this<L
   static constexpr size_t kShards = 16;
   static constexpr size_t kMaxKeysPerShard = 4096;
   // After a denied grant the key asks again no sooner than lease_ms later,
-  // doubled per denial in a row up to this many times: a key held over its
-  // limit, where a slice rarely fits, costs few extra store calls.
+  // doubled per denial in a row up to this many times (or until the next
+  // window or sub-window edge, if that comes first and after lease_ms): a
+  // key held over its limit, where a slice rarely fits, costs few extra
+  // store calls.
   static constexpr int kMaxBackoffDoublings = 4;
 
   Shard& shard_of(std::string_view key);
